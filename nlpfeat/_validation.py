@@ -1,0 +1,112 @@
+"""Input and parameter validation: the one module that imports scikit-learn internals.
+
+Everything nlpfeat needs from ``sklearn.utils._param_validation`` or ``sklearn.base`` is
+re-exported from here, so that a scikit-learn release that moves a private helper touches
+this file only. Shared checks that several estimators need (finite arrays, document
+streams, optional dependencies) live here once.
+"""
+from collections.abc import Iterable
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    Options,
+    StrOptions,
+    validate_params,
+)
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+__all__ = [
+    "HasMethods",
+    "Integral",
+    "Interval",
+    "Options",
+    "Real",
+    "StrOptions",
+    "check_array",
+    "check_finite",
+    "check_is_fitted",
+    "check_positive",
+    "fit_context",
+    "import_optional",
+    "validate_data",
+    "validate_params",
+]
+
+
+def fit_context(prefer_skip_nested_validation=True):
+    """Decorate ``fit``: validate ``_parameter_constraints`` first (scikit-learn's ``_fit_context``)."""
+    return _fit_context(prefer_skip_nested_validation=prefer_skip_nested_validation)
+
+
+def check_finite(array, name="X"):
+    """Raise ValueError naming ``name`` if ``array`` holds NaN or infinity.
+
+    Parameters
+    ----------
+    array : array-like or scipy sparse matrix
+    name : str, default="X"
+        How the message refers to the array.
+
+    Returns
+    -------
+    array : the input, unchanged.
+    """
+    data = array.data if hasattr(array, "tocsr") else np.asarray(array)
+    if data.dtype.kind in "fc" and not np.isfinite(data).all():
+        n_nan = int(np.isnan(data).sum())
+        n_inf = int(np.isinf(data).sum())
+        raise ValueError(
+            f"Input {name} contains {n_nan} NaN and {n_inf} infinite value(s); "
+            f"expected finite numbers. Remove or impute them first "
+            f"(e.g. sklearn.impute.SimpleImputer)."
+        )
+    return array
+
+
+def check_positive(value, name, *, allow_array=True):
+    """Validate a strictly positive finite scalar (or array of them) such as a bandwidth.
+
+    Returns the value as float or float64 ndarray; raises ValueError saying what was wrong.
+    """
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.ndim > 1 or (arr.ndim == 1 and not allow_array):
+        raise ValueError(f"{name} must be a positive number; got an array of shape {arr.shape}.")
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(
+            f"{name} must be strictly positive and finite; got {value!r}. "
+            f"Pass a value > 0."
+        )
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def import_optional(module, extra, caller):
+    """Import an optional dependency or raise ImportError naming the extra to install.
+
+    Parameters
+    ----------
+    module : str
+        Module name, e.g. ``"matplotlib.pyplot"``.
+    extra : str
+        The nlpfeat extra that installs it (``"viz"``, ``"zh"``, ``"torch"``).
+    caller : str
+        What needs it, for the message.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        raise ImportError(
+            f"{caller} requires {top}, which is not installed. "
+            f'Install it with: pip install "nlpfeat[{extra}]"'
+        ) from exc
+
+
+def is_iterable_of_str(obj):
+    """True for an iterable (not a str/bytes) whose first element is a str."""
+    return isinstance(obj, Iterable) and not isinstance(obj, (str, bytes))
