@@ -1,0 +1,3 @@
+"""nlpfeat.attention."""
+
+__all__ = []

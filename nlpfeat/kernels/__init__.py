@@ -1,0 +1,3 @@
+"""nlpfeat.kernels."""
+
+__all__ = []

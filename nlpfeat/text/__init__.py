@@ -1,0 +1,3 @@
+"""nlpfeat.text."""
+
+__all__ = []
