@@ -1,0 +1,236 @@
+"""Scaled distances and log kernel weights between query rows and training rows.
+
+One home for the three metrics every kernel estimator uses:
+
+- ``"euclidean"``: radial kernel ``K(||(x - x_i) / h||)`` (``h`` a scalar or one
+  bandwidth per feature),
+- ``"product"``: product of one-dimensional kernels ``prod_f K(|x_f - x_if| / h_f)``,
+  as statsmodels' ``KernelReg`` does (identical to ``"euclidean"`` for the Gaussian),
+- ``"cosine"``: ``K((1 - cos(x, x_i)) / h)``, for dense or sparse (e.g. TF-IDF) rows.
+
+Public API: :func:`kernel_log_weights` (what ``nlpfeat.text`` uses) and
+:func:`log_normalize`.
+"""
+import numpy as np
+from scipy import sparse
+from scipy.special import logsumexp
+from sklearn.preprocessing import normalize as _l2_normalize
+
+from nlpfeat.kernels._kernels import get_kernel
+
+__all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize"]
+
+METRICS = ("euclidean", "product", "cosine")
+
+
+def check_bandwidth(bandwidth, n_features, metric="euclidean"):
+    """A positive finite scalar or per-feature vector -> float64 array of shape (d,) or ().
+
+    Raises ValueError saying what was wrong and how to fix it.
+    """
+    h = np.asarray(bandwidth, dtype=np.float64) if not isinstance(bandwidth, str) else None
+    if h is None or h.ndim > 1 or h.size == 0:
+        raise ValueError(
+            f"bandwidth must be a positive float or one positive float per feature; got "
+            f"{bandwidth!r}."
+        )
+    if not np.all(np.isfinite(h)) or np.any(h <= 0):
+        raise ValueError(
+            f"bandwidth must be strictly positive and finite; got {bandwidth!r}. Pass a "
+            f"value > 0, or a selector such as 'scott' or 'loo'."
+        )
+    if h.ndim == 1 and h.size == 1:
+        h = h.reshape(())
+    if h.ndim == 1 and (metric == "cosine" or h.size != n_features):
+        expected = "a scalar (metric='cosine')" if metric == "cosine" else f"{n_features} values"
+        raise ValueError(
+            f"bandwidth has {h.size} values but {expected} are expected; pass a scalar or "
+            f"one bandwidth per feature of X."
+        )
+    return h
+
+
+def _scale(X, h):
+    """X / h for a scalar or per-column h, dense or sparse (never in place)."""
+    if sparse.issparse(X):
+        if np.ndim(h) == 0:
+            return X.multiply(1.0 / float(h)).tocsr()
+        return (X @ sparse.diags(1.0 / h)).tocsr()
+    return X / h
+
+
+def _row_sqnorms(Z):
+    if sparse.issparse(Z):
+        return np.asarray(Z.multiply(Z).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", Z, Z)
+
+
+class PairwiseScaled:
+    """Training rows prepared once for scaled distances to many query chunks.
+
+    Parameters
+    ----------
+    X_fit : ndarray or sparse matrix of shape (n_train, n_features)
+    bandwidth : float or ndarray of shape (n_features,)
+    metric : {"euclidean", "product", "cosine"}
+    """
+
+    def __init__(self, X_fit, bandwidth, metric="euclidean"):
+        self.metric = metric
+        self.bandwidth = np.asarray(bandwidth, dtype=np.float64)
+        self.n_train = X_fit.shape[0]
+        if metric == "cosine":
+            self.center = None
+            self.Z = _l2_normalize(X_fit)
+        else:
+            # Centring keeps ||x||^2 + ||y||^2 - 2 x.y accurate (translation invariant).
+            self.center = None if sparse.issparse(X_fit) else X_fit.mean(axis=0)
+            self.Z = _scale(X_fit if self.center is None else X_fit - self.center, self.bandwidth)
+        self.sqn = _row_sqnorms(self.Z)
+
+    def query(self, Q):
+        """Queries in the same scaled space as the training rows."""
+        if self.metric == "cosine":
+            return _l2_normalize(Q)
+        return _scale(Q if self.center is None else Q - self.center, self.bandwidth)
+
+    def sq_dist(self, Zq):
+        """Squared scaled distances u^2 (n_q, n_train), clipped at 0, for scaled queries."""
+        if self.metric == "cosine":
+            u = 1.0 - _dense(Zq @ self.Z.T)
+            np.maximum(u, 0.0, out=u)
+            u /= self.bandwidth
+            return np.square(u, out=u)
+        G = _dense(Zq @ self.Z.T)
+        G *= -2.0
+        G += _row_sqnorms(Zq)[:, None]
+        G += self.sqn[None, :]
+        return np.maximum(G, 0.0, out=G)
+
+    def log_kernel(self, Zq, kern):
+        """Unnormalised log kernel (n_q, n_train); -inf outside a compact support."""
+        if self.metric == "product" and kern.name != "gaussian":
+            if sparse.issparse(Zq) or sparse.issparse(self.Z):
+                raise ValueError("metric='product' needs dense X; use metric='euclidean' "
+                                 "or 'cosine' for sparse input.")
+            L = np.zeros((Zq.shape[0], self.n_train))
+            for f in range(Zq.shape[1]):  # loop over features, not samples
+                L += kern.log_k(Zq[:, f, None] - self.Z[None, :, f])
+            return L
+        return kern.log_k_sq(self.sq_dist(Zq))
+
+
+def _dense(M):
+    return M.toarray() if sparse.issparse(M) else np.asarray(M)
+
+
+def log_normalize(L, D2=None):
+    """Row-wise log-softmax of log kernel values, robust to rows that are all ``-inf``.
+
+    Parameters
+    ----------
+    L : ndarray of shape (n_queries, n_train)
+        Unnormalised log weights. Not modified.
+    D2 : ndarray of shape (n_queries, n_train), default=None
+        Squared distances. A row with no finite value (no training point inside a
+        compact support) then puts all its weight, shared equally, on its nearest
+        training point(s). Without ``D2`` such a row becomes uniform.
+
+    Returns
+    -------
+    log_w : ndarray of shape (n_queries, n_train)
+        ``exp(log_w)`` is non-negative and each row sums to 1.
+    empty : ndarray of bool, shape (n_queries,)
+        Rows that had no training point in the support.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.kernels import log_normalize
+    >>> log_w, empty = log_normalize(np.array([[-1000.0, -1001.0], [-np.inf, -np.inf]]),
+    ...                              D2=np.array([[0.0, 1.0], [4.0, 1.0]]))
+    >>> print(np.round(np.exp(log_w), 3))
+    [[0.731 0.269]
+     [0.    1.   ]]
+    >>> empty
+    array([False,  True])
+    """
+    L = np.array(L, dtype=np.float64)
+    m = L.max(axis=1)
+    empty = ~np.isfinite(m)
+    if empty.any():
+        if D2 is None:
+            L[empty] = 0.0
+        else:
+            d = D2[empty]
+            L[empty] = np.where(d <= d.min(axis=1, keepdims=True), 0.0, -np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        L -= logsumexp(L, axis=1, keepdims=True)
+    return L, empty
+
+
+def kernel_log_weights(X_query, X_train, *, kernel="gaussian", bandwidth=1.0,
+                       metric="euclidean", normalize=True):
+    """Log kernel weights between every query row and every training row.
+
+    The building block of Nadaraya-Watson regression and kernel attention pooling:
+    ``exp`` of the normalised result is the attention matrix (rows sum to 1). It is
+    computed in one block; callers with many rows should chunk the queries.
+
+    Parameters
+    ----------
+    X_query : array-like or sparse matrix of shape (n_queries, n_features)
+    X_train : array-like or sparse matrix of shape (n_train, n_features)
+    kernel : str, Kernel or callable, default="gaussian"
+        See :func:`get_kernel`.
+    bandwidth : float or array-like of shape (n_features,), default=1.0
+        Strictly positive; one value per feature allowed for "euclidean"/"product".
+    metric : {"euclidean", "product", "cosine"}, default="euclidean"
+    normalize : bool, default=True
+        If True, return the log of row-normalised weights (log-sum-exp); a row with no
+        training point inside a compact kernel's support falls back to its nearest
+        training point(s). If False, return the unnormalised ``log K(u)``
+        (``-inf`` outside the support).
+
+    Returns
+    -------
+    log_w : ndarray of shape (n_queries, n_train)
+
+    Notes
+    -----
+    With the Gaussian kernel, ``log w_ij = -||(q_i - x_j) / h||^2 / 2 - log Z_i``:
+    the normalised weights are ``softmax(-||q_i - x_j||^2 / (2 h^2))``, i.e. attention
+    with a negative squared-distance score and temperature ``h^2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.kernels import kernel_log_weights
+    >>> w = np.exp(kernel_log_weights([[0.0]], [[0.0], [1.0], [3.0]], bandwidth=1.0))
+    >>> print(np.round(w, 3))
+    [[0.618 0.375 0.007]]
+    """
+    kern = get_kernel(kernel)
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {list(METRICS)}; got {metric!r}.")
+    Xq = _as_float(X_query, "X_query")
+    Xt = _as_float(X_train, "X_train")
+    if Xq.shape[1] != Xt.shape[1]:
+        raise ValueError(f"X_query has {Xq.shape[1]} features but X_train has "
+                         f"{Xt.shape[1]}; both must have the same number of columns.")
+    prep = PairwiseScaled(Xt, check_bandwidth(bandwidth, Xt.shape[1], metric), metric)
+    Zq = prep.query(Xq)
+    L = prep.log_kernel(Zq, kern)
+    if not normalize:
+        return L
+    return log_normalize(L, prep.sq_dist(Zq) if kern.compact else None)[0]
+
+
+def _as_float(X, name):
+    if sparse.issparse(X):
+        return X.astype(np.float64).tocsr()
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_rows, n_features); got shape {X.shape}. "
+                         f"Reshape with .reshape(-1, 1) for a single feature.")
+    return X
