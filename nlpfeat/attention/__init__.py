@@ -1,3 +1,12 @@
 """nlpfeat.attention."""
+from nlpfeat.attention import functional, layers, optim
+from nlpfeat.attention._encoder import TransformerEncoderLayer
+from nlpfeat.attention._mha import MultiHeadAttention
 
-__all__ = []
+__all__ = [
+    "MultiHeadAttention",
+    "TransformerEncoderLayer",
+    "functional",
+    "layers",
+    "optim",
+]

@@ -1,0 +1,422 @@
+"""Attention building blocks as free functions, each with its hand-written backward.
+
+Every forward keeps the arrays' dtype (float32 stays float32) and works on any number of
+leading batch axes: scores are ``(..., n_queries, n_keys)``. Masks follow PyTorch: a boolean
+mask is ``True`` where attention is *forbidden*; a float mask is added to the scores.
+"""
+import numpy as np
+
+__all__ = [
+    "additive_score",
+    "additive_score_backward",
+    "attention_dropout",
+    "attention_dropout_backward",
+    "causal_mask",
+    "gaussian_score",
+    "gaussian_score_backward",
+    "key_padding_mask",
+    "masked_softmax",
+    "masked_softmax_backward",
+    "mask_to_additive",
+    "mse_loss",
+    "scaled_dot_score",
+    "scaled_dot_score_backward",
+    "sinkhorn",
+    "sinkhorn_backward",
+]
+
+
+def _sum_to_shape(x, shape):
+    """Sum a broadcast gradient ``x`` back down to ``shape`` (the inverse of broadcasting)."""
+    shape = tuple(shape)
+    lead = x.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and x.shape[lead + i] != 1
+    )
+    out = x.sum(axis=axes, keepdims=True) if axes else x
+    return out.reshape(shape)
+
+
+def mask_to_additive(mask, dtype=np.float64):
+    """Turn a boolean (``True`` = masked) or float mask into an additive float mask.
+
+    Parameters
+    ----------
+    mask : ndarray of bool or float, or None
+    dtype : numpy dtype, default=np.float64
+
+    Returns
+    -------
+    additive : ndarray of ``dtype`` (0 where allowed, ``-inf`` where masked) or None.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import mask_to_additive
+    >>> mask_to_additive(np.array([True, False]))
+    array([-inf,   0.])
+    """
+    if mask is None:
+        return None
+    mask = np.asarray(mask)
+    if mask.dtype == bool:
+        return np.where(mask, -np.inf, 0.0).astype(dtype, copy=False)
+    if mask.dtype.kind not in "fiu":
+        raise TypeError(f"A mask must be boolean or float, got dtype {mask.dtype}.")
+    return mask.astype(dtype, copy=False)
+
+
+def causal_mask(n_queries, n_keys=None):
+    """Boolean causal mask: query ``i`` may not attend to key ``j > i``.
+
+    Parameters
+    ----------
+    n_queries : int
+    n_keys : int, default=None
+        Defaults to ``n_queries``.
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (n_queries, n_keys)
+        ``True`` above the diagonal (masked), as ``torch.nn.Transformer.generate_square_subsequent_mask``.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import causal_mask
+    >>> causal_mask(3).astype(int)
+    array([[0, 1, 1],
+           [0, 0, 1],
+           [0, 0, 0]])
+    """
+    n_keys = n_queries if n_keys is None else n_keys
+    return np.triu(np.ones((n_queries, n_keys), dtype=bool), k=1)
+
+
+def key_padding_mask(lengths, max_len=None):
+    """Boolean key-padding mask from sequence lengths: ``True`` marks padding positions.
+
+    Parameters
+    ----------
+    lengths : array-like of int, shape (batch,)
+    max_len : int, default=None
+        Defaults to ``max(lengths)``.
+
+    Returns
+    -------
+    mask : ndarray of bool, shape (batch, max_len)
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import key_padding_mask
+    >>> key_padding_mask([1, 3]).astype(int)
+    array([[0, 1, 1],
+           [0, 0, 0]])
+    """
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or (lengths < 0).any():
+        raise ValueError(f"lengths must be a 1-D array of non-negative ints, got {lengths!r}.")
+    max_len = int(lengths.max()) if max_len is None else int(max_len)
+    return np.arange(max_len)[None, :] >= lengths[:, None]
+
+
+def masked_softmax(scores, mask=None, axis=-1):
+    """Numerically stable softmax with an optional mask; a fully masked row gives zeros.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (..., n_keys)
+    mask : ndarray of bool or float, broadcastable to ``scores``, default=None
+        Boolean ``True`` = masked; a float mask is added to the scores (``-inf`` masks).
+    axis : int, default=-1
+
+    Returns
+    -------
+    weights : ndarray, same shape and dtype as ``scores``; each row sums to one, or to zero
+        when every entry of the row is masked (never NaN).
+
+    Notes
+    -----
+    softmax(s)_j = exp(s_j - max s) / sum_k exp(s_k - max s).
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import masked_softmax
+    >>> masked_softmax(np.array([[1e3, 1e3], [0.0, 1.0]]), np.array([False, True])).round(3)
+    array([[1., 0.],
+           [1., 0.]])
+    >>> masked_softmax(np.zeros((1, 2)), np.array([True, True]))
+    array([[0., 0.]])
+    """
+    if mask is not None:
+        scores = scores + mask_to_additive(mask, scores.dtype)
+    m = scores.max(axis=axis, keepdims=True)
+    m[~np.isfinite(m)] = 0.0  # all -inf row: exp(-inf - 0) = 0, no NaN
+    e = np.exp(scores - m)
+    s = e.sum(axis=axis, keepdims=True)
+    s[s == 0] = 1.0
+    e /= s
+    return e
+
+
+def masked_softmax_backward(d_weights, weights, axis=-1):
+    """Gradient of :func:`masked_softmax` with respect to the scores.
+
+    Parameters
+    ----------
+    d_weights : ndarray, gradient of the loss with respect to the weights.
+    weights : ndarray, the forward output.
+    axis : int, default=-1
+
+    Returns
+    -------
+    d_scores : ndarray, ``w * (dw - sum(dw * w))`` (zero where masked).
+    """
+    dw = d_weights * weights
+    dw -= weights * dw.sum(axis=axis, keepdims=True)
+    return dw
+
+
+def _log_normalize(x, axis):
+    """``x - logsumexp(x, axis)`` where a fully ``-inf`` slice stays ``-inf`` (no NaN)."""
+    m = x.max(axis=axis, keepdims=True)
+    m[~np.isfinite(m)] = 0.0
+    s = np.exp(x - m).sum(axis=axis, keepdims=True)
+    s[s == 0] = 1.0
+    return x - (np.log(s) + m)
+
+
+def sinkhorn(scores, mask=None, n_iter=3):
+    """Sinkhorn normalisation in the log domain: alternately normalise columns and rows.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (..., n_queries, n_keys)
+    mask : ndarray of bool or float, broadcastable to ``scores``, default=None
+    n_iter : int, default=3
+        Number of (column, row) normalisation rounds; ``n_iter=0`` is the plain softmax.
+
+    Returns
+    -------
+    weights : ndarray, same shape as ``scores``. Rows sum to one exactly (the last step
+        normalises rows); columns approach ``n_queries / n_keys`` as ``n_iter`` grows.
+    cache : tuple for :func:`sinkhorn_backward`.
+
+    Notes
+    -----
+    Each round applies ``L <- L - logsumexp(L, axis=-2)`` then ``L <- L - logsumexp(L, axis=-1)``
+    to the log-weights ``L``, so rows and columns are coupled (doubly stochastic in the limit
+    for square inputs) instead of each query normalising on its own.
+
+    References
+    ----------
+    Sinkhorn, R. (1964). A relationship between arbitrary positive matrices and doubly
+    stochastic matrices. Ann. Math. Statist. 35(2).
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import sinkhorn
+    >>> w, _ = sinkhorn(np.array([[2.0, 0.0], [1.0, 0.0]]), n_iter=50)
+    >>> w.sum(axis=0).round(3), w.sum(axis=1).round(3)
+    (array([1., 1.]), array([1., 1.]))
+    """
+    if int(n_iter) < 0:
+        raise ValueError(f"n_iter must be a non-negative int, got {n_iter!r}.")
+    log_w = scores if mask is None else scores + mask_to_additive(mask, scores.dtype)
+    outputs = []
+    for _ in range(int(n_iter)):
+        log_w = _log_normalize(log_w, axis=-2)
+        outputs.append(log_w)
+        log_w = _log_normalize(log_w, axis=-1)
+        outputs.append(log_w)
+    if not outputs:
+        log_w = _log_normalize(log_w, axis=-1)
+        outputs.append(log_w)
+    weights = np.exp(log_w)
+    return weights, (outputs, weights)
+
+
+def sinkhorn_backward(d_weights, cache):
+    """Gradient of :func:`sinkhorn` with respect to the scores.
+
+    Each log-normalisation ``y = x - logsumexp(x)`` has backward ``dx = dy - exp(y) sum(dy)``.
+    """
+    outputs, weights = cache
+    d = d_weights * weights
+    axes = [-2, -1] * (len(outputs) // 2) if len(outputs) > 1 else [-1]
+    for y, axis in zip(outputs[::-1], axes[::-1]):
+        d = d - np.exp(y) * d.sum(axis=axis, keepdims=True)
+    return d
+
+
+def attention_dropout(weights, p, rng):
+    """Zero attention weights with probability ``p`` and rescale the rest by ``1 / (1 - p)``.
+
+    Parameters
+    ----------
+    weights : ndarray
+    p : float in [0, 1)
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    out : ndarray, the dropped-out weights.
+    keep : ndarray or None, the scaled keep mask (``None`` when ``p == 0``) for the backward.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import attention_dropout
+    >>> out, keep = attention_dropout(np.full((2, 4), 0.25), 0.5, np.random.default_rng(0))
+    >>> sorted(set(out.ravel().tolist()))
+    [0.0, 0.5]
+    """
+    if not 0.0 <= p < 1.0:
+        raise ValueError(f"The dropout probability must be in [0, 1), got p={p!r}.")
+    if p == 0.0:
+        return weights, None
+    keep = (rng.random(weights.shape, dtype=np.float64) >= p).astype(weights.dtype)
+    keep *= 1.0 / (1.0 - p)
+    return weights * keep, keep
+
+
+def attention_dropout_backward(d_out, keep):
+    """Gradient of :func:`attention_dropout`: ``d_out * keep``."""
+    return d_out if keep is None else d_out * keep
+
+
+def scaled_dot_score(queries, keys, scale=None):
+    """Scaled dot-product scores ``q . k / sqrt(d)``.
+
+    Parameters
+    ----------
+    queries : ndarray of shape (..., n_queries, d)
+    keys : ndarray of shape (..., n_keys, d)
+    scale : float, default=None
+        Defaults to ``1 / sqrt(d)``.
+
+    Returns
+    -------
+    scores : ndarray of shape (..., n_queries, n_keys)
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import scaled_dot_score
+    >>> scaled_dot_score(np.array([[1.0, 1.0]]), np.array([[1.0, 0.0], [2.0, 2.0]])).round(3)
+    array([[0.707, 2.828]])
+    """
+    scale = 1.0 / float(np.sqrt(queries.shape[-1])) if scale is None else float(scale)
+    return (queries * scale) @ keys.swapaxes(-1, -2)
+
+
+def scaled_dot_score_backward(d_scores, queries, keys, scale=None):
+    """Gradients ``(d_queries, d_keys)`` of :func:`scaled_dot_score`."""
+    scale = 1.0 / float(np.sqrt(queries.shape[-1])) if scale is None else float(scale)
+    d_queries = (d_scores @ keys) * scale
+    d_keys = (d_scores.swapaxes(-1, -2) @ queries) * scale
+    return d_queries, d_keys
+
+
+def additive_score(queries, keys, w_q, w_k, v):
+    """Additive (Bahdanau) scores ``v . tanh(W_q q + W_k k)``.
+
+    Parameters
+    ----------
+    queries : ndarray of shape (..., n_queries, d_q)
+    keys : ndarray of shape (..., n_keys, d_k)
+    w_q : ndarray of shape (..., n_hidden, d_q), broadcast over the leading axes
+    w_k : ndarray of shape (..., n_hidden, d_k)
+    v : ndarray of shape (..., n_hidden)
+
+    Returns
+    -------
+    scores : ndarray of shape (..., n_queries, n_keys)
+    cache : tuple for :func:`additive_score_backward`.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import additive_score
+    >>> s, _ = additive_score(np.ones((1, 2)), np.ones((3, 2)), np.eye(2), np.eye(2), np.ones(2))
+    >>> s.round(3)
+    array([[1.928, 1.928, 1.928]])
+    """
+    a_q = queries @ w_q.swapaxes(-1, -2)  # (..., n_q, h)
+    a_k = keys @ w_k.swapaxes(-1, -2)  # (..., n_k, h)
+    hidden = np.tanh(a_q[..., :, None, :] + a_k[..., None, :, :])  # (..., n_q, n_k, h)
+    scores = (hidden @ v[..., None, :, None])[..., 0]
+    return scores, (queries, keys, w_q, w_k, v, hidden)
+
+
+def additive_score_backward(d_scores, cache):
+    """Gradients ``(d_queries, d_keys, d_w_q, d_w_k, d_v)`` of :func:`additive_score`."""
+    queries, keys, w_q, w_k, v, hidden = cache
+    d_v = _sum_to_shape((d_scores[..., None] * hidden).sum(axis=(-3, -2)), v.shape)
+    d_pre = d_scores[..., None] * (1.0 - hidden * hidden)
+    d_pre *= v[..., None, None, :]
+    d_aq = d_pre.sum(axis=-2)  # (..., n_q, h)
+    d_ak = d_pre.sum(axis=-3)  # (..., n_k, h)
+    d_queries = _sum_to_shape(d_aq @ w_q, queries.shape)
+    d_keys = _sum_to_shape(d_ak @ w_k, keys.shape)
+    d_w_q = _sum_to_shape(d_aq.swapaxes(-1, -2) @ queries, w_q.shape)
+    d_w_k = _sum_to_shape(d_ak.swapaxes(-1, -2) @ keys, w_k.shape)
+    return d_queries, d_keys, d_w_q, d_w_k, d_v
+
+
+def gaussian_score(queries, keys, w=1.0):
+    """Gaussian (parametric Nadaraya-Watson) scores ``-|w * (q - k)|^2 / 2``.
+
+    Parameters
+    ----------
+    queries : ndarray of shape (..., n_queries, d)
+    keys : ndarray of shape (..., n_keys, d)
+    w : float or ndarray of shape (d,), default=1.0
+        Inverse bandwidth; one per feature gives a diagonal metric.
+
+    Returns
+    -------
+    scores : ndarray of shape (..., n_queries, n_keys)
+
+    Notes
+    -----
+    softmax over keys of these scores is Nadaraya-Watson with a Gaussian kernel of bandwidth 1/w.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import gaussian_score
+    >>> gaussian_score(np.array([[0.0]]), np.array([[0.0], [2.0]]), w=0.5)
+    array([[ 0. , -0.5]])
+    """
+    qw, kw = queries * w, keys * w
+    cross = qw @ kw.swapaxes(-1, -2)
+    sq_q = (qw * qw).sum(axis=-1)[..., :, None]
+    sq_k = (kw * kw).sum(axis=-1)[..., None, :]
+    return cross - 0.5 * (sq_q + sq_k)
+
+
+def gaussian_score_backward(d_scores, queries, keys, w=1.0):
+    """Gradients ``(d_queries, d_keys, d_w)`` of :func:`gaussian_score` (``d_w`` shaped as ``w``)."""
+    qw, kw = queries * w, keys * w
+    d_qw = d_scores @ kw - d_scores.sum(axis=-1)[..., None] * qw
+    d_kw = d_scores.swapaxes(-1, -2) @ qw - d_scores.sum(axis=-2)[..., None] * kw
+    d_w_full = d_qw * queries
+    d_w_full = d_w_full.reshape(-1, queries.shape[-1]).sum(axis=0) + (d_kw * keys).reshape(
+        -1, keys.shape[-1]
+    ).sum(axis=0)
+    w_arr = np.asarray(w)
+    d_w = d_w_full.sum() if w_arr.ndim == 0 else _sum_to_shape(d_w_full, w_arr.shape)
+    return d_qw * w, d_kw * w, d_w
+
+
+def mse_loss(y_pred, y_true):
+    """Mean squared error and its gradient, as ``torch.nn.MSELoss()`` (mean over all entries).
+
+    Returns
+    -------
+    loss : float
+    d_pred : ndarray shaped as ``y_pred``
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import mse_loss
+    >>> mse_loss(np.array([1.0, 3.0]), np.array([1.0, 1.0]))
+    (2.0, array([0., 2.]))
+    """
+    diff = y_pred - y_true
+    return float((diff * diff).mean()), diff * (2.0 / diff.size)

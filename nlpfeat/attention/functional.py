@@ -1,0 +1,25 @@
+"""Attention functions with hand-written backward passes (public namespace).
+
+See :mod:`nlpfeat.attention._functional` for the implementations.
+"""
+import numpy as np  # noqa: F401  (doctests use np)
+
+from nlpfeat.attention._functional import (  # noqa: F401
+    __all__,
+    additive_score,
+    additive_score_backward,
+    attention_dropout,
+    attention_dropout_backward,
+    causal_mask,
+    gaussian_score,
+    gaussian_score_backward,
+    key_padding_mask,
+    mask_to_additive,
+    masked_softmax,
+    masked_softmax_backward,
+    mse_loss,
+    scaled_dot_score,
+    scaled_dot_score_backward,
+    sinkhorn,
+    sinkhorn_backward,
+)
