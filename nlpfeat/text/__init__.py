@@ -1,3 +1,5 @@
 """nlpfeat.text."""
 
-__all__ = []
+from nlpfeat.text._coherence import coherence_scorer, topic_coherence
+
+__all__ = ["coherence_scorer", "topic_coherence"]
