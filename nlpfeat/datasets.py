@@ -40,18 +40,22 @@ def _gensim_path(filename):
     return datapath(filename)
 
 
-def _read_lines(path, encoding):
-    """Decode a one-record-per-line file; strip each line; drop the final newline's empty line.
+def _split_lines(text):
+    """Strip each line of ``text``; drop the empty line after a final newline.
 
     Lines are split on ``"\\n"`` only (``str.splitlines`` would also split on characters such
     as U+0085 that a Latin-1 decode can produce), after folding ``"\\r\\n"`` to ``"\\n"``.
     """
-    with open(path, "rb") as f:
-        text = f.read().decode(encoding)
     lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
     if lines and not lines[-1]:
         lines.pop()
     return lines
+
+
+def _read_lines(path, encoding):
+    """Decode a one-record-per-line file and split it with :func:`_split_lines`."""
+    with open(path, "rb") as f:
+        return _split_lines(f.read().decode(encoding))
 
 
 def _descr(loader_name):
@@ -276,7 +280,7 @@ def load_word_similarity(name):
     rows = [line.split("\t") for line in _read_lines(path, "utf-8") if not line.startswith("#")]
     bad = [i for i, row in enumerate(rows) if len(row) != 3]
     if bad:  # guards against a changed upstream file
-        raise ValueError(f"{path}: expected 'word1<TAB>word2<TAB>score' rows; rows {bad[:5]} differ.")
+        raise ValueError(f"{path}: expected 'word1<TAB>word2<TAB>score'; rows {bad[:5]} differ.")
     return Bunch(
         pairs=[(w1, w2) for w1, w2, _ in rows],
         scores=np.array([float(score) for _, _, score in rows], dtype=np.float64),
@@ -341,7 +345,7 @@ def load_toy_corpus(language="en", *, return_X_y=False):
     True
     """
     text = files("nlpfeat._data").joinpath(_TOY_FILES[language]).read_text(encoding="utf-8")
-    records = [line.split("\t") for line in text.splitlines() if line.strip() and line[0] != "#"]
+    records = [line.split("\t") for line in _split_lines(text) if line and line[0] != "#"]
     data = [record[0].strip() for record in records]
     labels = [record[1].strip() if len(record) > 1 else "" for record in records]
     target_names = np.array(sorted(set(labels) - {""}))

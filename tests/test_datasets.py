@@ -4,6 +4,7 @@ Expected values are computed independently from the raw bytes of gensim's files 
 possible, so a loader that mis-splits or mis-decodes a file fails here.
 """
 import importlib
+import importlib.resources
 import re
 import socket
 
@@ -77,7 +78,7 @@ def test_lee_similarity_mirrors_the_upper_triangular_file(lee):
     np.testing.assert_array_equal(lee.similarity.T[iu], upper[iu])
     np.testing.assert_array_equal(lee.similarity_upper, upper[iu])
     assert lee.similarity_upper.shape == (1225,)
-    assert lee.similarity[0, 1] == pytest.approx(0.3) and lee.similarity[1, 0] == pytest.approx(0.3)
+    assert lee.similarity[0, 1] == lee.similarity[1, 0] == pytest.approx(0.3)
 
 
 def test_lee_background_duplicates_are_kept(lee):
