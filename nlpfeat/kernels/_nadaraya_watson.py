@@ -1,0 +1,218 @@
+"""Numeric core of Nadaraya-Watson regression: chunked weights and predictions.
+
+Free functions that the estimators wrap. Query rows are processed in chunks sized by
+``working_memory`` (MiB, see :mod:`nlpfeat._chunking`), never one sample at a time.
+
+The Gaussian hot path fuses the passes. With training rows centred and scaled by the
+bandwidth (``z = (x - mean) / h``) and the augmented matrices
+``Q' = [z_q, -|z_q|^2 / 2, 1]`` and ``X' = [z_i, 1, -|z_i|^2 / 2]``, one GEMM gives
+``Q' X'^T = -|z_q - z_i|^2 / 2``, the exact log kernel; one in-place ``exp``; one GEMM
+with ``[y, 1]`` gives numerator and denominator together. Rows whose denominator
+underflows (a query far from every training point, or a tiny bandwidth) are recomputed
+in log space with a max shift, so they degrade to nearest-neighbour weights, never 0/0.
+"""
+import numpy as np
+from scipy import sparse
+from sklearn.neighbors import KDTree
+
+from nlpfeat._chunking import gen_row_chunks
+from nlpfeat.kernels._pairwise import PairwiseScaled, log_normalize
+
+__all__ = ["NWIndex", "nw_predict", "nw_weights"]
+
+# A row whose unnormalised Gaussian weights sum below this is recomputed in log space.
+_TINY = 1e-250
+
+
+class NWIndex:
+    """Training data prepared once for repeated chunked queries.
+
+    Parameters
+    ----------
+    X_fit : ndarray or sparse matrix of shape (n_train, n_features)
+    Y : ndarray of shape (n_train, n_outputs)
+        Values (targets, or one-hot classes).
+    kern : Kernel
+    bandwidth : float or ndarray of shape (n_features,)
+    metric : {"euclidean", "product", "cosine"}
+    reg_type : {"lc", "ll"}
+    tree : bool
+        Build a KD-tree for radius queries (compact kernels, dense input only).
+    """
+
+    def __init__(self, X_fit, Y, kern, bandwidth, metric, reg_type="lc", tree=False):
+        self.pair = PairwiseScaled(X_fit, bandwidth, metric)
+        self.kern, self.reg_type, self.n_out = kern, reg_type, Y.shape[1]
+        self.fast = (kern.name == "gaussian" and metric != "cosine"
+                     and not sparse.issparse(X_fit))
+        Z = self.pair.Z
+        self.Y = Y
+        # (n_train, n_outputs + 1): the last column of ones gives the normaliser.
+        self.Y1 = np.hstack([Y, np.ones((Y.shape[0], 1))])
+        # Local linear fits use centred, unscaled coordinates, so that the normal
+        # equations equal statsmodels' up to a factor and np.linalg.pinv truncates the
+        # same singular values even in near-singular cases.
+        self.C = Z * self.pair.bandwidth if reg_type == "ll" else None
+        if self.fast:
+            self.X_aug = np.hstack([Z, np.ones((Z.shape[0], 1)), -0.5 * self.pair.sqn[:, None]])
+        self.tree = None
+        if tree:
+            tree_metric = "chebyshev" if metric == "product" else "euclidean"
+            self.tree = KDTree(Z, metric=tree_metric)
+
+    def row_bytes(self):
+        """Bytes of temporaries per query row on the brute path."""
+        per = 1 if (self.fast and self.reg_type == "lc") else 3
+        if self.pair.metric == "product" and not self.fast:
+            per += 1
+        if self.reg_type == "ll":
+            per += 2 * (self.pair.Z.shape[1] + 1)
+        return 8 * self.pair.n_train * per
+
+    def gaussian_exp(self, Zq):
+        """Unnormalised Gaussian weights exp(-|z_q - z_i|^2 / 2): one GEMM + one exp."""
+        sq = np.einsum("ij,ij->i", Zq, Zq)
+        Q_aug = np.hstack([Zq, -0.5 * sq[:, None], np.ones((Zq.shape[0], 1))])
+        A = Q_aug @ self.X_aug.T          # (n_q, n_train), <= 0 up to round-off
+        return np.exp(A, out=A)
+
+    def log_weights(self, Zq):
+        """Normalised weights in a dense (n_q, n_train) matrix and the empty-row mask."""
+        L = self.pair.log_kernel(Zq, self.kern)
+        D2 = self.pair.sq_dist(Zq) if self.kern.compact else None
+        log_w, empty = log_normalize(L, D2)
+        return np.exp(log_w, out=log_w), empty
+
+    def weights(self, Zq):
+        """Normalised dense weights (n_q, n_train) and the empty-row mask."""
+        if not self.fast:
+            return self.log_weights(Zq)
+        A = self.gaussian_exp(Zq)
+        s = A.sum(axis=1)
+        bad = ~(s > _TINY)
+        if bad.any():
+            A[bad] = self.log_weights(Zq[bad])[0]
+            s[bad] = 1.0
+        A /= s[:, None]
+        return A, np.zeros(Zq.shape[0], dtype=bool)
+
+    def brute_chunk(self, Zq):
+        """Predictions for one chunk of scaled queries, and the empty-row mask."""
+        if self.fast and self.reg_type == "lc":
+            R = self.gaussian_exp(Zq) @ self.Y1   # numerators and denominator, one GEMM
+            bad = ~(R[:, -1] > _TINY)
+            if bad.any():
+                R[bad] = self.log_weights(Zq[bad])[0] @ self.Y1
+            return R[:, :-1] / R[:, -1:], np.zeros(Zq.shape[0], dtype=bool)
+        W, empty = self.weights(Zq)
+        return self.from_weights(W, Zq), empty
+
+    def tree_weights(self, Zq):
+        """Sparse normalised weights from radius queries, and the empty-row mask."""
+        ind, dist = self.tree.query_radius(Zq, r=self.kern.radius, return_distance=True)
+        counts = np.frompyfunc(len, 1, 1)(ind).astype(np.intp)
+        cols = np.concatenate(ind).astype(np.intp) if counts.sum() else np.zeros(0, np.intp)
+        rows = np.repeat(np.arange(Zq.shape[0]), counts)
+        if self.pair.metric == "product":
+            logk = self.kern.log_k(Zq[rows] - self.pair.Z[cols]).sum(axis=1)
+        else:
+            logk = self.kern.log_k(np.concatenate(dist) if counts.sum() else np.zeros(0))
+        W = sparse.csr_matrix((np.exp(logk), (rows, cols)), shape=(Zq.shape[0], self.pair.n_train))
+        W.eliminate_zeros()
+        s = np.asarray(W.sum(axis=1)).ravel()
+        empty = ~(s > 0)
+        if empty.any():
+            near = self.tree.query(Zq[empty], k=1, return_distance=False)[:, 0]
+            fill = sparse.csr_matrix((np.ones(near.size), (np.flatnonzero(empty), near)),
+                                     shape=W.shape)
+            W = W + fill
+            s[empty] = 1.0
+        return sparse.diags(1.0 / s) @ W, empty
+
+    def from_weights(self, W, Zq):
+        """Predictions from (possibly unnormalised) weights, dense or sparse."""
+        if self.reg_type == "lc":
+            R = np.asarray(W @ self.Y1)
+            return R[:, :-1] / R[:, -1:]
+        return local_linear(W, np.asarray(Zq) * self.pair.bandwidth, self.C, self.Y)
+
+
+def local_linear(W, Cq, C, Y):
+    """Local linear intercepts: weighted least squares of ``y_i`` on ``[1, x_i - x_q]``.
+
+    Solves the normal equations ``M beta = V`` of every query with
+    ``np.linalg.pinv`` (as statsmodels' ``KernelReg`` does) and returns ``beta_0``.
+    ``W`` (n_q, n_train) may be dense or scipy sparse and need not be normalised.
+    """
+    c, d = Cq.shape
+    if sparse.issparse(W):
+        W = W.tocoo()
+        rows, cols, w = W.row, W.col, W.data
+        A = np.hstack([np.ones((w.size, 1)), C[cols] - Cq[rows]])       # (nnz, d + 1)
+        S = sparse.csr_matrix((np.ones(w.size), (rows, np.arange(w.size))), shape=(c, w.size))
+        WA = w[:, None] * A
+        M = (S @ (WA[:, :, None] * A[:, None, :]).reshape(w.size, -1)).reshape(c, d + 1, d + 1)
+        V = (S @ (WA[:, :, None] * Y[cols][:, None, :]).reshape(w.size, -1)).reshape(c, d + 1, -1)
+    else:
+        A = np.concatenate([np.ones((c, C.shape[0], 1)), C[None] - Cq[:, None]], axis=2)
+        WA = (W[:, :, None] * A).transpose(0, 2, 1)                      # (c, d + 1, n)
+        M, V = WA @ A, WA @ Y
+    return (np.linalg.pinv(M) @ V)[:, 0, :]
+
+
+def _query_chunks(index, n_q, working_memory, algorithm):
+    row_bytes = 8 * 64 * (index.pair.Z.shape[1] + 2) if algorithm == "tree" else index.row_bytes()
+    return gen_row_chunks(n_q, row_bytes, working_memory)
+
+
+def nw_predict(X, index, *, algorithm="brute", working_memory=None):
+    """Nadaraya-Watson predictions for the query rows X.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_queries, n_features)
+    index : NWIndex
+    algorithm : {"brute", "tree"}
+    working_memory : float, default=None
+        MiB per chunk of temporaries; None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``.
+
+    Returns
+    -------
+    y_pred : ndarray of shape (n_queries, n_outputs)
+    empty : ndarray of bool, shape (n_queries,)
+        Queries with no training point inside a compact kernel's support (they got
+        nearest-neighbour weights).
+    """
+    n_q = X.shape[0]
+    y_pred = np.empty((n_q, index.n_out))
+    empty = np.zeros(n_q, dtype=bool)
+    for rows in _query_chunks(index, n_q, working_memory, algorithm):
+        Zq = index.pair.query(X[rows])
+        if algorithm == "tree":
+            W, empty[rows] = index.tree_weights(Zq)
+            y_pred[rows] = index.from_weights(W, Zq)
+        else:
+            y_pred[rows], empty[rows] = index.brute_chunk(Zq)
+    return y_pred, empty
+
+
+def nw_weights(X, index, *, algorithm="brute", working_memory=None):
+    """Normalised attention weights (n_queries, n_train) and the empty-row mask.
+
+    Dense for non-compact kernels; scipy CSR for compact ones (built chunk by chunk).
+    """
+    blocks, empties = [], []
+    for rows in _query_chunks(index, X.shape[0], working_memory, algorithm):
+        Zq = index.pair.query(X[rows])
+        if algorithm == "tree":
+            W, e = index.tree_weights(Zq)
+        else:
+            W, e = index.weights(Zq)
+            if index.kern.compact:
+                W = sparse.csr_matrix(W)
+        blocks.append(W)
+        empties.append(e)
+    empty = np.concatenate(empties)
+    if index.kern.compact:
+        return sparse.vstack(blocks, format="csr"), empty
+    return np.vstack(blocks), empty
