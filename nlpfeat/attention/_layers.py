@@ -166,10 +166,10 @@ class Linear(Layer):
         """x: (..., in_features) -> (..., out_features)."""
         x = check_input(x, "x", self.in_features, self.dtype, range(1, 33), "(..., in_features)")
         self._x = x
-        y = x @ self._params["weight"].T
+        y = x.reshape(-1, self.in_features) @ self._params["weight"].T  # one 2-D GEMM
         if self.bias:
             y += self._params["bias"]
-        return y
+        return y.reshape(x.shape[:-1] + (self.out_features,))
 
     def backward(self, d_output):
         """d_output: (..., out_features) -> d_x: (..., in_features)."""
@@ -178,7 +178,7 @@ class Linear(Layer):
         self._grads["weight"] = d2.T @ x2
         if self.bias:
             self._grads["bias"] = d2.sum(axis=0)
-        return d_output @ self._params["weight"]
+        return (d2 @ self._params["weight"]).reshape(self._x.shape)
 
 
 class LayerNorm(Layer):

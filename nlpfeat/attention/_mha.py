@@ -206,7 +206,7 @@ class MultiHeadAttention(Layer):
         nd = (2,) if self._unbatched else (3,)
         doc = "(seq_len, {})" if self._unbatched else "(batch, seq_len, {})"
         q = check_input(query, "query", self.d_model, dt, nd, doc.format("d_model"))
-        if key is query and value is query:
+        if key is query and value is query and self.kdim == self.vdim == self.d_model:
             return q, q, q
         k = check_input(key, "key", self.kdim, dt, nd, doc.format("kdim"))
         v = check_input(value, "value", self.vdim, dt, nd, doc.format("vdim"))
@@ -325,9 +325,9 @@ class MultiHeadAttention(Layer):
     def backward(self, d_output):
         """Gradients ``(d_query, d_key, d_value)``; fills ``grads``.
 
-        When ``forward`` got the same array as query, key and value (self-attention with the
-        fused in-projection), ``d_query`` is the total gradient with respect to that array and
-        ``d_key`` and ``d_value`` are None.
+        When ``forward`` got the same array as query, key and value (self-attention),
+        ``d_query`` is the total gradient with respect to that array and ``d_key`` and
+        ``d_value`` are None.
         """
         q, k, v, w, wd, ctx = self._cache
         q_in, k_in, v_in = self._inputs
@@ -387,4 +387,6 @@ class MultiHeadAttention(Layer):
             dbs.append(d2.sum(axis=0))
             d_in.append((d2 @ w).reshape(B, n, -1))
         self._set_proj_grads(dws, dbs)
+        if q_in is k_in and q_in is v_in:  # one array attended to itself: its total gradient
+            return d_in[0] + d_in[1] + d_in[2], None, None
         return tuple(d_in)
