@@ -1,0 +1,159 @@
+"""Document iteration and decoding shared by every text estimator.
+
+``iter_documents`` is the single place where raw input (strings, bytes, file names, open
+files or pre-tokenized lists) becomes one ``str`` (or one list of ``str``) per document, with
+the errors of scikit-learn's vectorizers: a bad document is named by its index and type.
+"""
+from collections.abc import Iterable
+
+__all__ = ["INPUT_TYPES", "DECODE_ERRORS", "iter_documents", "check_corpus_nonempty"]
+
+INPUT_TYPES = ("content", "filename", "file", "tokens")
+DECODE_ERRORS = ("strict", "ignore", "replace")
+
+
+def iter_documents(X, input="content", encoding="utf-8", decode_error="strict"):
+    """Yield each document of ``X`` as a ``str`` (a list of ``str`` when ``input="tokens"``).
+
+    The corpus is consumed once, so a generator works.
+
+    Parameters
+    ----------
+    X : iterable
+        Documents: ``str`` or ``bytes`` (``input="content"``), paths (``"filename"``), objects
+        with a ``read`` method (``"file"``), or lists of tokens (``"tokens"``).
+    input : {"content", "filename", "file", "tokens"}, default="content"
+    encoding : str, default="utf-8"
+        Used to decode ``bytes``.
+    decode_error : {"strict", "ignore", "replace"}, default="strict"
+        What to do with bytes that ``encoding`` cannot decode (Python's codec error handlers).
+
+    Yields
+    ------
+    doc : str or list of str
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is a single string rather than an iterable of documents.
+    TypeError
+        If a document has the wrong type (the message names its index and type).
+    UnicodeDecodeError
+        If ``decode_error="strict"`` and a document cannot be decoded (names the document).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._documents import iter_documents
+    >>> list(iter_documents(["a b", b"caf\\xc3\\xa9"]))
+    ['a b', 'café']
+    >>> list(iter_documents([b"\\xa3 5"], encoding="latin-1"))
+    ['£ 5']
+    """
+    _check_corpus_type(X)
+    if input == "tokens":
+        return _iter_token_lists(X)
+    if input not in INPUT_TYPES:
+        raise ValueError(f"input={input!r} is not supported; expected one of {list(INPUT_TYPES)}.")
+    return _iter_texts(X, input, encoding, decode_error)
+
+
+def _check_corpus_type(X):
+    if isinstance(X, (str, bytes)):
+        raise ValueError(
+            "Iterable over raw text documents expected, string object received. "
+            "Wrap a single document in a list: [text]."
+        )
+    if not isinstance(X, Iterable):
+        raise TypeError(
+            f"Expected an iterable of documents (a list of str, for example); got "
+            f"{type(X).__name__}."
+        )
+
+
+def _iter_texts(X, input, encoding, decode_error):
+    if input != "content":
+        for i, doc in enumerate(X):
+            yield _to_text(doc, i, input, encoding, decode_error)
+        return
+    for i, doc in enumerate(X):
+        if type(doc) is not str:  # the common case costs one type check
+            doc = _to_text(doc, i, input, encoding, decode_error)
+        yield doc
+
+
+def _to_text(doc, i, input, encoding, decode_error):
+    if input == "filename":
+        if not isinstance(doc, (str, bytes)) and not hasattr(doc, "__fspath__"):
+            _bad_document(i, doc, "a file name (str or path)")
+        with open(doc, "rb") as fh:
+            doc = fh.read()
+    elif input == "file":
+        if not hasattr(doc, "read"):
+            _bad_document(i, doc, "an open file (an object with a read method)")
+        doc = doc.read()
+    if isinstance(doc, str):
+        return str(doc)
+    if isinstance(doc, (bytes, bytearray)):
+        return _decode(doc, i, encoding, decode_error)
+    _bad_document(i, doc, "str or bytes")
+
+
+def _decode(doc, i, encoding, decode_error):
+    try:
+        return doc.decode(encoding, decode_error)
+    except UnicodeDecodeError as exc:
+        raise UnicodeDecodeError(
+            exc.encoding, exc.object, exc.start, exc.end,
+            f"{exc.reason} in document {i}; pass the right encoding=... (e.g. 'latin-1') or "
+            f"decode_error='replace' or 'ignore'",
+        ) from None
+
+
+def _iter_token_lists(X):
+    for i, doc in enumerate(X):
+        if isinstance(doc, (str, bytes)) or not isinstance(doc, Iterable):
+            _bad_document(i, doc, "a list of str tokens (input='tokens')")
+        doc = list(doc)
+        if not all(isinstance(token, str) for token in doc):
+            bad = next(token for token in doc if not isinstance(token, str))
+            raise TypeError(
+                f"Document {i} holds a token of type {type(bad).__name__} ({bad!r}); with "
+                f"input='tokens' every token must be a str."
+            )
+        yield doc
+
+
+def _bad_document(i, doc, expected):
+    raise TypeError(
+        f"Document {i} is of type {type(doc).__name__} ({_short_repr(doc)}); expected {expected}. "
+        f"Convert or drop it (missing values such as None or NaN are not documents)."
+    )
+
+
+def _short_repr(obj, width=40):
+    text = repr(obj)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def check_corpus_nonempty(n_documents, name="X"):
+    """Raise ValueError if a corpus has no documents.
+
+    Parameters
+    ----------
+    n_documents : int
+    name : str, default="X"
+        How the message refers to the corpus.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._documents import check_corpus_nonempty
+    >>> check_corpus_nonempty(3)
+    >>> check_corpus_nonempty(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: Empty corpus: X holds no documents; expected at least one document to fit on.
+    """
+    if n_documents == 0:
+        raise ValueError(
+            f"Empty corpus: {name} holds no documents; expected at least one document to fit on."
+        )

@@ -1,0 +1,302 @@
+"""Vocabulary building, document-term counting and pruning, shared by every vectorizer.
+
+The hot path is one pass over the documents in which each feature list is mapped to column
+ids by ``map(vocabulary.__getitem__, features)`` (a ``defaultdict`` hands out the next id to a
+new term), appended to one flat ``array.array``. The CSR matrix is built once, with duplicate
+(document, term) entries summed by scipy; terms are sorted at the end with one permutation of
+the column indices, and pruning uses ``np.bincount`` document frequencies.
+"""
+from collections import defaultdict
+from collections.abc import Mapping
+from itertools import repeat
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "count_matrix",
+    "sort_vocabulary",
+    "prune_vocabulary",
+    "document_frequency",
+    "check_vocabulary",
+    "terms_in_column_order",
+    "check_df_bounds",
+]
+
+
+def count_matrix(feature_lists, vocabulary=None, *, sort_terms=True, dtype=np.int64):
+    """Count features per document into a CSR document-term matrix.
+
+    Parameters
+    ----------
+    feature_lists : iterable of list of str
+        One list of features (tokens, n-grams) per document; consumed once.
+    vocabulary : mapping of str to int or None, default=None
+        Fixed term -> column mapping (terms it lacks are ignored); ``None`` learns one.
+    sort_terms : bool, default=True
+        With a learned vocabulary, number the columns in sorted term order.
+    dtype : numpy dtype, default=np.int64
+        Type of the counts in the returned matrix.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+        Counts, with sorted indices and no duplicate entries.
+    vocabulary : dict of str to int
+
+    Examples
+    --------
+    >>> from nlpfeat.text._vocabulary import count_matrix
+    >>> X, vocabulary = count_matrix([["b", "a", "b"], ["c"]])
+    >>> vocabulary
+    {'a': 0, 'b': 1, 'c': 2}
+    >>> X.toarray()
+    array([[1, 2, 0],
+           [0, 0, 1]])
+    >>> count_matrix([["b", "z"]], vocabulary)[0].toarray()
+    array([[0, 1, 0]])
+    """
+    learn = vocabulary is None
+    if learn:
+        vocabulary = defaultdict()
+        vocabulary.default_factory = vocabulary.__len__  # a new term gets the next id
+        lookup = vocabulary.__getitem__
+    else:
+        get, unseen = vocabulary.get, repeat(-1)  # -1 marks a term outside the vocabulary
+    parts, columns, indptr = _Parts(), [], [0]
+    extend, append = columns.extend, indptr.append
+    for features in feature_lists:
+        extend(map(lookup, features) if learn else map(get, features, unseen))
+        append(len(columns))
+        if len(columns) > _CHUNK_TOKENS:
+            parts.add(columns, indptr)
+            columns, indptr = [], [0]
+            extend, append = columns.extend, indptr.append
+    parts.add(columns, indptr)
+    del columns, indptr
+    X = parts.to_csr(len(vocabulary), dtype)
+    if learn:
+        vocabulary = dict(vocabulary)
+        if sort_terms and vocabulary:
+            vocabulary, new_of_old = _sorted_order(vocabulary)
+            if new_of_old is not None:
+                X.indices = new_of_old[X.indices]
+                X.has_sorted_indices = False
+                X.sort_indices()
+    return X, vocabulary
+
+
+_CHUNK_TOKENS = 1 << 18  # tokens buffered before a chunk of rows is compressed
+
+
+class _Parts:
+    """Rows compressed chunk by chunk: (column, count) pairs with duplicates summed."""
+
+    def __init__(self):
+        self.indices, self.counts, self.row_nnz = [], [], []
+
+    def add(self, columns, indptr):
+        columns = np.array(columns, dtype=np.intc)
+        indptr = np.array(indptr, dtype=np.int64)
+        keep = columns >= 0
+        if not keep.all():
+            indptr = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))[indptr]
+            columns = columns[keep]
+        n_cols = int(columns.max()) + 1 if columns.size else 0
+        chunk = sp.csr_matrix(
+            (np.ones(columns.size, dtype=np.intc), columns, indptr),
+            shape=(indptr.size - 1, n_cols),
+        )
+        chunk.sum_duplicates()  # sorts each row's indices and adds up repeated terms (C++)
+        self.indices.append(chunk.indices.astype(np.intc, copy=False))
+        self.counts.append(chunk.data)
+        self.row_nnz.append(np.diff(chunk.indptr))
+
+    def to_csr(self, n_terms, dtype):
+        indptr = np.concatenate([[0]] + self.row_nnz).cumsum(dtype=np.int64)
+        indices = np.concatenate(self.indices)
+        self.indices = None
+        data = np.concatenate(self.counts, dtype=dtype)
+        self.counts = None
+        X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, n_terms), copy=False)
+        X.has_sorted_indices = True
+        return X
+
+
+def _sorted_order(vocabulary):
+    """Sorted-term renumbering of a learned vocabulary: (new vocabulary, new id of each old id)."""
+    terms = list(vocabulary)  # learned ids are insertion order 0..n-1
+    order = sorted(range(len(terms)), key=terms.__getitem__)
+    order = np.asarray(order, dtype=np.intp)
+    if np.array_equal(order, np.arange(len(terms))):
+        return vocabulary, None
+    new_of_old = np.empty(len(terms), dtype=np.intc)
+    new_of_old[order] = np.arange(len(terms), dtype=np.intc)
+    sorted_terms = list(map(terms.__getitem__, order.tolist()))
+    del terms, vocabulary
+    return dict(zip(sorted_terms, range(len(sorted_terms)))), new_of_old
+
+
+def terms_in_column_order(vocabulary):
+    """List of the terms of ``vocabulary`` ordered by column index."""
+    terms = list(vocabulary)
+    columns = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
+    if np.array_equal(columns, np.arange(len(terms))):
+        return terms
+    ordered = [None] * len(terms)
+    for term, column in vocabulary.items():
+        ordered[column] = term
+    return ordered
+
+
+def sort_vocabulary(X, vocabulary):
+    """Renumber the columns of ``X`` so that they follow the sorted terms.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+    vocabulary : dict of str to int
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix
+        A new matrix (``X`` itself if already sorted), indices sorted.
+    vocabulary : dict of str to int
+    """
+    vocabulary, new_of_old = _sorted_order(dict(zip(terms_in_column_order(vocabulary),
+                                                    range(len(vocabulary)))))
+    if new_of_old is None:
+        return X, vocabulary
+    X = sp.csr_matrix((X.data.copy(), new_of_old[X.indices], X.indptr.copy()), shape=X.shape)
+    X.sort_indices()
+    return X, vocabulary
+
+
+def document_frequency(X):
+    """Number of documents (rows of CSR ``X``) in which each term (column) occurs."""
+    return np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+
+
+def check_df_bounds(min_df, max_df, n_documents=None):
+    """Convert ``min_df``/``max_df`` (counts or proportions) into document counts and check them.
+
+    With ``n_documents=None`` only settings that contradict each other whatever the corpus
+    size (two counts or two proportions with ``min_df > max_df``) are checked.
+    Returns ``(min_count, max_count)`` (None, None without ``n_documents``).
+    """
+    both_counts = isinstance(min_df, Integral) and isinstance(max_df, Integral)
+    both_props = not isinstance(min_df, Integral) and not isinstance(max_df, Integral)
+    if (both_counts or both_props) and min_df > max_df:
+        raise ValueError(
+            f"min_df={min_df!r} is larger than max_df={max_df!r}; no term can satisfy both. "
+            f"Lower min_df or raise max_df."
+        )
+    if n_documents is None:
+        return None, None
+    min_count = min_df if isinstance(min_df, Integral) else min_df * n_documents
+    max_count = max_df if isinstance(max_df, Integral) else max_df * n_documents
+    if max_count < min_count:
+        raise ValueError(
+            f"max_df={max_df!r} corresponds to {max_count:g} documents, fewer than the "
+            f"{min_count:g} of min_df={min_df!r} on {n_documents} documents; no term can satisfy "
+            f"both. Lower min_df or raise max_df."
+        )
+    return min_count, max_count
+
+
+def prune_vocabulary(X, vocabulary, *, min_df=1, max_df=1.0, max_features=None):
+    """Keep the terms with ``min_df <= df <= max_df``, then the ``max_features`` most frequent.
+
+    ``min_df``/``max_df`` are document counts (int) or proportions of documents (float), as in
+    scikit-learn; ties for the last ``max_features`` places are broken as scikit-learn does.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+    vocabulary : dict of str to int
+    min_df, max_df : int or float
+    max_features : int or None
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_documents, n_kept)
+    vocabulary : dict of str to int
+
+    Raises
+    ------
+    ValueError
+        If the settings contradict each other, or pruning removes every term (the message
+        names the parameter that did).
+    """
+    min_count, max_count = check_df_bounds(min_df, max_df, X.shape[0])
+    df = document_frequency(X)
+    keep = df >= min_count
+    _check_any_left(keep, df.size, f"min_df={min_df!r}")
+    keep &= df <= max_count
+    _check_any_left(keep, df.size, f"max_df={max_df!r}")
+    if max_features is not None and keep.sum() > max_features:
+        kept = np.flatnonzero(keep)
+        term_totals = np.bincount(X.indices, weights=X.data, minlength=X.shape[1])[kept]
+        keep = np.zeros_like(keep)
+        keep[kept[(-term_totals).argsort()[:max_features]]] = True
+        _check_any_left(keep, df.size, f"max_features={max_features!r}")
+    if keep.all():
+        return X, vocabulary
+    return _select_columns(X, keep), _select_terms(vocabulary, keep)
+
+
+def _check_any_left(keep, n_terms, parameter):
+    if n_terms and not keep.any():
+        raise ValueError(
+            f"{parameter} removed all {n_terms} terms; no terms remain. "
+            f"Loosen {parameter.split('=')[0]} (or the other pruning settings)."
+        )
+
+
+def _select_columns(X, keep):
+    new_column = np.cumsum(keep, dtype=np.int64) - 1
+    entry_kept = keep[X.indices]
+    kept_before = np.concatenate(([0], np.cumsum(entry_kept, dtype=np.int64)))
+    return sp.csr_matrix(
+        (X.data[entry_kept], new_column[X.indices[entry_kept]].astype(X.indices.dtype),
+         kept_before[X.indptr]),
+        shape=(X.shape[0], int(keep.sum())),
+    )
+
+
+def _select_terms(vocabulary, keep):
+    terms = terms_in_column_order(vocabulary)
+    kept_terms = [terms[i] for i in np.flatnonzero(keep)]
+    return dict(zip(kept_terms, range(len(kept_terms))))
+
+
+def check_vocabulary(vocabulary):
+    """Validate a user-given vocabulary (mapping or iterable of terms); return a dict.
+
+    Raises ValueError on an empty vocabulary, a repeated term, or column indices that are not
+    exactly ``0 .. n_terms - 1``.
+    """
+    if isinstance(vocabulary, str):
+        raise TypeError("vocabulary must be a mapping or an iterable of terms; got a str.")
+    if isinstance(vocabulary, Mapping):
+        mapping = dict(vocabulary)
+        if sorted(mapping.values()) != list(range(len(mapping))):
+            raise ValueError(
+                f"vocabulary values must be the column indices 0..{len(mapping) - 1}, each once; "
+                f"got {sorted(mapping.values())[:10]}..."
+            )
+    else:
+        terms = list(vocabulary)
+        mapping = dict(zip(terms, range(len(terms))))
+        if len(mapping) != len(terms):
+            seen, repeated = set(), None
+            for term in terms:
+                if term in seen:
+                    repeated = term
+                    break
+                seen.add(term)
+            raise ValueError(f"vocabulary contains the term {repeated!r} more than once.")
+    if not mapping:
+        raise ValueError("vocabulary is empty; pass at least one term, or vocabulary=None to learn it.")
+    return mapping
