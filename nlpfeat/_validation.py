@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
     Options,
+    RealNotInt,
     StrOptions,
     validate_params,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "Interval",
     "Options",
     "Real",
+    "RealNotInt",
     "StrOptions",
     "check_array",
     "check_finite",
