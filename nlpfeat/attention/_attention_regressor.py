@@ -1,0 +1,305 @@
+"""AttentionRegressor: learned attention over the training set, Nadaraya-Watson's learned twin."""
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
+
+from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._validation import (
+    Integral,
+    Interval,
+    Options,
+    Real,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+    validate_data,
+)
+from nlpfeat.attention._functional import masked_softmax
+from nlpfeat.attention._memory_attention import MemoryAttention, _scores, init_memory_params
+from nlpfeat.attention._optim import Adam, make_schedule
+from nlpfeat.attention._training import (
+    TrainingDivergedError,
+    clear_fitted,
+    split_validation,
+    train,
+)
+
+__all__ = ["AttentionRegressor"]
+
+#: Parameters shared with SequenceAttentionRegressor (optimisation and bookkeeping).
+TRAINING_PARAMETER_CONSTRAINTS = {
+    "learning_rate": [Interval(Real, 0, None, closed="neither")],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "warmup_fraction": [Interval(Real, 0, 1, closed="left")],
+    "early_stopping": ["boolean"],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "dtype": [Options(type, {np.float32, np.float64})],
+}
+
+
+def standardise(A):
+    """Column means and scales (1 where a column is constant), as StandardScaler."""
+    mean = A.mean(axis=0)
+    scale = A.std(axis=0)
+    return mean, np.where(scale > 10 * np.finfo(A.dtype).eps, scale, 1.0).astype(A.dtype)
+
+
+def training_rows(estimator, n_samples, rng):
+    """(train_idx, val_idx or None) as the estimator's early-stopping settings ask."""
+    if estimator.early_stopping:
+        return split_validation(n_samples, estimator.validation_fraction, rng)
+    return np.arange(n_samples), None
+
+
+def fit_with_optimizer(estimator, model, train_idx, val_idx, rng, max_grad_norm=None):
+    """Run the shared training loop with Adam and the warm-up schedule; set the curves.
+
+    On a diverging loss every fitted attribute is removed before the error propagates.
+    """
+    batch_size = max(1, min(estimator.batch_size, len(train_idx)))
+    total = estimator.max_iter * -(-len(train_idx) // batch_size)
+    schedule = make_schedule("linear_warmup", total, estimator.warmup_fraction)
+    optimizer = Adam(model.params, lr=estimator.learning_rate, lr_schedule=schedule)
+    try:
+        stats = train(model, optimizer, train_idx=train_idx, val_idx=val_idx,
+                      batch_size=batch_size, max_iter=estimator.max_iter,
+                      n_iter_no_change=estimator.n_iter_no_change, tol=estimator.tol,
+                      rng=rng, max_grad_norm=max_grad_norm, verbose=estimator.verbose,
+                      name=type(estimator).__name__)
+    except TrainingDivergedError:
+        clear_fitted(estimator)
+        raise
+    estimator.loss_curve_ = stats["loss_curve"]
+    estimator.validation_loss_curve_ = stats["validation_loss_curve"]
+    estimator.n_iter_, estimator.t_ = stats["n_iter"], stats["t"]
+
+
+class AttentionRegressor(RegressorMixin, BaseEstimator):
+    """Learned attention over the training set: parametric Nadaraya-Watson regression.
+
+    Each query (a sample) attends over a memory whose keys are the training inputs and
+    whose values are the training targets; the prediction is the attention-weighted mean
+    of the targets, mixed over heads by a linear value head. The scoring function's
+    parameters are learned by minibatch Adam on the leave-one-out squared error: each
+    training sample's own memory slot is masked, so it cannot copy its own target.
+
+    Parameters
+    ----------
+    score_func : {"gaussian", "additive", "scaled_dot"}, default="gaussian"
+        ``"gaussian"``: ``-|(x - x_i) W|^2 / 2`` with one learned projection ``W``
+        (d, d_k) per head, a learned metric; with ``d_k = d = 1`` it is the textbook
+        ``-((x - x_i) w)^2 / 2``. ``"additive"``: ``v^T tanh(x W_q + x_i W_k)``.
+        ``"scaled_dot"``: ``(x W_q + b_q)(x_i W_k)^T / sqrt(d_k)`` (a key bias would cancel).
+    n_heads : int, default=1
+        Attention heads, each with its own scoring parameters.
+    d_k : int, default=None
+        Projection width per head; None means ``n_features`` for ``"gaussian"`` and 16
+        otherwise.
+    value_head : bool, default=True
+        Learn the mixing weights (and a bias) of the heads' outputs. False averages the
+        heads, so with one head the prediction is exactly a Nadaraya-Watson estimate.
+    learning_rate : float, default=1e-2
+        Adam's step size (after warm-up).
+    batch_size : int, default=32
+        Queries per step (at most the number of training samples).
+    max_iter : int, default=100
+        Epochs at most.
+    warmup_fraction : float, default=0.0
+        Fraction of the ``max_iter * steps_per_epoch`` steps over which the learning rate
+        rises linearly from 0 to ``learning_rate`` (then constant).
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data, stop when its loss stops improving
+        and restore the best parameters. Validation queries attend over the other rows.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=10
+        Epochs without an improvement of ``tol`` before stopping.
+    tol : float, default=1e-4
+    max_memory : int, default=2048
+        Memory slots each training step attends over. With more training samples, every
+        step draws a fresh random subset of this size (a cost of ``batch_size *
+        max_memory`` scores per step instead of ``batch_size * n_samples``). Prediction
+        always attends over the full training set, in chunks of ``working_memory``.
+    working_memory : float, default=None
+        MiB per chunk of the query-by-memory score matrix at prediction; None means
+        nlpfeat's default.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initial parameters, the shuffling and the memory subsets.
+    verbose : int, default=0
+        Show a tqdm progress bar with the loss.
+    dtype : {np.float64, np.float32}, default=np.float64
+
+    Attributes
+    ----------
+    params_ : dict of str -> ndarray
+        Learned parameters, in standardised units (inputs and targets are standardised
+        internally): ``W`` (H, d, d_k) or ``W_q``, ``W_k`` (and ``b_q`` or ``v``),
+        ``value_weight`` (H, n_outputs), ``value_bias`` (n_outputs,).
+    memory_X_ : ndarray of shape (n_samples, n_features)
+        The standardised training inputs (the keys).
+    memory_y_ : ndarray of shape (n_samples, n_outputs)
+        The standardised training targets (the values).
+    loss_curve_ : list of float
+        Mean leave-one-out training loss (0.5 * squared error, standardised) per epoch.
+    validation_loss_curve_ : list of float or None
+        Validation loss per epoch with ``early_stopping``.
+    n_iter_ : int
+        Epochs run.
+    t_ : int
+        Optimiser steps taken.
+    n_features_in_ : int
+
+    See Also
+    --------
+    nlpfeat.kernels.NadarayaWatsonRegressor : the same estimate with a fixed bandwidth.
+    SequenceAttentionRegressor : attention within each sample's sequence.
+
+    Notes
+    -----
+    With one Gaussian head, ``value_head=False`` and 1-D inputs,
+
+    .. math:: f(x) = \\sum_i \\mathrm{softmax}_i\\left(-\\tfrac{1}{2}((x - x_i) w)^2\\right) y_i,
+
+    the parametric attention pooling of the textbooks, with ``w`` an inverse bandwidth
+    learned by gradient descent on the leave-one-out error. Predicting on the training
+    set itself lets each point see its own target, as for any kernel smoother.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.attention import AttentionRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.sort(rng.uniform(0, 5, size=(50, 1)), axis=0)
+    >>> y = 2 * np.sin(X[:, 0]) + X[:, 0] ** 0.8 + rng.normal(scale=0.5, size=50)
+    >>> reg = AttentionRegressor(max_iter=30, random_state=0).fit(X, y)
+    >>> reg.attention_weights(X[:2]).shape
+    (1, 2, 50)
+    >>> print(round(reg.score(X, y), 2))
+    0.9...
+    """
+
+    _parameter_constraints = {
+        "score_func": [StrOptions({"gaussian", "additive", "scaled_dot"})],
+        "n_heads": [Interval(Integral, 1, None, closed="left")],
+        "d_k": [Interval(Integral, 1, None, closed="left"), None],
+        "value_head": ["boolean"],
+        "max_memory": [Interval(Integral, 1, None, closed="left")],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        **TRAINING_PARAMETER_CONSTRAINTS,
+    }
+
+    def __init__(self, score_func="gaussian", *, n_heads=1, d_k=None, value_head=True,
+                 learning_rate=1e-2, batch_size=32, max_iter=100, warmup_fraction=0.0,
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
+                 tol=1e-4, max_memory=2048, working_memory=None, random_state=None,
+                 verbose=0, dtype=np.float64):
+        self.score_func = score_func
+        self.n_heads = n_heads
+        self.d_k = d_k
+        self.value_head = value_head
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.warmup_fraction = warmup_fraction
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.max_memory = max_memory
+        self.working_memory = working_memory
+        self.random_state = random_state
+        self.verbose = verbose
+        self.dtype = dtype
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Learn the scoring parameters by leave-one-out minibatch Adam.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+
+        Returns
+        -------
+        self : AttentionRegressor
+        """
+        X, y = validate_data(self, X, y, dtype=self.dtype, y_numeric=True, multi_output=True)
+        rng = check_random_state(self.random_state)
+        Y = np.asarray(y, dtype=self.dtype).reshape(len(y), -1)
+        self._y_1d = y.ndim == 1
+        self.X_mean_, self.X_scale_ = standardise(X)
+        self.y_mean_, self.y_scale_ = standardise(Y)
+        Xs, Ys = (X - self.X_mean_) / self.X_scale_, (Y - self.y_mean_) / self.y_scale_
+        d_k = self.d_k or (X.shape[1] if self.score_func == "gaussian" else 16)
+        params = init_memory_params(self.score_func, X.shape[1], Y.shape[1], self.n_heads,
+                                    d_k, min(len(X), self.max_memory), rng, self.dtype)
+        train_idx, val_idx = training_rows(self, len(X), rng)
+        model = MemoryAttention(params, self.score_func, Xs, Ys, train_idx, self.max_memory,
+                                rng, train_value_head=self.value_head)
+        fit_with_optimizer(self, model, train_idx, val_idx, rng)
+        self.params_ = params
+        self.memory_X_, self.memory_y_ = Xs, Ys
+        return self
+
+    def _model(self):
+        return MemoryAttention(self.params_, self.score_func, self.memory_X_, self.memory_y_,
+                               np.arange(len(self.memory_X_)), len(self.memory_X_), None)
+
+    def _queries(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=self.dtype, reset=False)
+        return (X - self.X_mean_) / self.X_scale_
+
+    def _row_bytes(self):
+        n_mem = len(self.memory_X_)
+        width = 3 + (self.params_["v"].shape[-1] if "v" in self.params_ else 0)
+        return self.n_heads * n_mem * width * np.dtype(self.dtype).itemsize
+
+    def predict(self, X):
+        """Attention-weighted mean of the training targets for each row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+        """
+        Xq, model = self._queries(X), self._model()
+        out = np.empty((len(Xq), self.memory_y_.shape[1]), dtype=self.dtype)
+        for rows in gen_row_chunks(len(Xq), self._row_bytes(), self.working_memory):
+            out[rows] = model.forward(Xq[rows], self.memory_X_, self.memory_y_)[0]
+        out = out * self.y_scale_ + self.y_mean_
+        return out.ravel() if self._y_1d else out
+
+    def attention_weights(self, X):
+        """Attention of each query over the memory (the whole training set).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries, n_features)
+
+        Returns
+        -------
+        weights : ndarray of shape (n_heads, n_queries, n_samples_fit)
+            Non-negative, each row summing to one. Memory: ``n_heads * n_queries *
+            n_samples_fit`` floats.
+        """
+        Xq = self._queries(X)
+        out = np.empty((self.n_heads, len(Xq), len(self.memory_X_)), dtype=self.dtype)
+        for rows in gen_row_chunks(len(Xq), self._row_bytes(), self.working_memory):
+            S, _ = _scores(self.params_, self.score_func, Xq[rows], self.memory_X_)
+            out[:, rows] = masked_softmax(S, None)
+        return out
+

@@ -1,0 +1,149 @@
+"""The minibatch training loop shared by the attention estimators.
+
+One loop, used by :class:`~nlpfeat.attention.AttentionRegressor` and
+:class:`~nlpfeat.attention.SequenceAttentionRegressor`: shuffled minibatches per epoch,
+a learning-rate schedule with linear warm-up, Adam, optional early stopping on a held-out
+validation split (best parameters restored), a tqdm progress bar showing the loss, and a
+guard that stops training with a clear error when the loss becomes NaN or infinite.
+
+The model is anything with a ``params`` dict (name -> ndarray, updated in place), a
+``step_loss(idx)`` method that computes the loss on the training rows ``idx`` and fills
+its ``grads`` dict, and an ``eval_loss(idx)`` method (no gradients, no dropout).
+"""
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from nlpfeat.attention._optim import clip_grad_norm
+
+__all__ = ["TrainingDivergedError", "clear_fitted", "split_validation", "train"]
+
+
+class TrainingDivergedError(ValueError, FloatingPointError):
+    """The training loss became NaN or infinite; the estimator is left unfitted.
+
+    A subclass of both ``ValueError`` and ``FloatingPointError``.
+    """
+
+
+def clear_fitted(estimator):
+    """Delete every fitted attribute (trailing ``_``) so ``check_is_fitted`` fails again."""
+    for name in [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]:
+        delattr(estimator, name)
+
+
+def split_validation(n_samples, validation_fraction, rng):
+    """Shuffle ``range(n_samples)`` into (train, validation) index arrays.
+
+    At least one row on each side; raises ValueError when ``n_samples < 2``.
+    """
+    if n_samples < 2:
+        raise ValueError(
+            f"early_stopping=True needs at least 2 samples to hold out a validation set; "
+            f"got n_samples={n_samples}. Pass more data or early_stopping=False."
+        )
+    n_val = min(max(1, int(round(validation_fraction * n_samples))), n_samples - 1)
+    perm = rng.permutation(n_samples)
+    return np.sort(perm[n_val:]), np.sort(perm[:n_val])
+
+
+def _progress(total, verbose, desc):
+    """A tqdm bar when ``verbose`` (and tqdm importable), else None."""
+    if not verbose:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is a dependency of the test extra
+        return None
+    return tqdm(total=total, desc=desc, unit="epoch", leave=False)
+
+
+def _check_finite_loss(loss, step, lr, name):
+    if not np.isfinite(loss):
+        raise TrainingDivergedError(
+            f"{name} training diverged: the loss became {loss} at step {step} "
+            f"(learning rate {lr:.3g}). Lower learning_rate (e.g. {lr / 10:.3g}), "
+            f"raise warmup_fraction or set max_grad_norm. The estimator is left unfitted."
+        )
+
+
+def _run_epoch(model, optimizer, train_idx, batch_size, rng, max_grad_norm, name):
+    """One shuffled pass over ``train_idx``; returns the sample-weighted mean loss."""
+    perm = train_idx[rng.permutation(len(train_idx))]
+    total = 0.0
+    for start in range(0, len(perm), batch_size):
+        batch = perm[start:start + batch_size]
+        loss = float(model.step_loss(batch))
+        _check_finite_loss(loss, optimizer.n_steps + 1, optimizer.current_lr(), name)
+        if max_grad_norm is not None:
+            clip_grad_norm(model.grads, max_grad_norm)
+        optimizer.step(model.grads)
+        total += loss * len(batch)
+    return total / len(perm)
+
+
+def train(model, optimizer, *, train_idx, val_idx=None, batch_size, max_iter,
+          n_iter_no_change, tol, rng, max_grad_norm=None, verbose=0, name="Estimator"):
+    """Fit ``model`` in place; return a dict of training statistics.
+
+    Parameters
+    ----------
+    model : object with ``params``, ``grads``, ``step_loss(idx)``, ``eval_loss(idx)``.
+    optimizer : nlpfeat.attention.optim.Optimizer over ``model.params`` (its learning-rate
+        schedule carries the warm-up).
+    train_idx, val_idx : ndarray of int
+        Rows to train on and, for early stopping, the held-out rows (or None); see
+        :func:`split_validation`.
+    batch_size, max_iter : int
+        Rows per step, epochs at most.
+    n_iter_no_change, tol
+        scikit-learn's ``MLPRegressor`` meaning: stop once the monitored loss (validation
+        loss with early stopping, else the training loss) has not improved by ``tol`` for
+        ``n_iter_no_change`` epochs; with early stopping the best parameters are restored.
+    rng : numpy.random.RandomState
+    max_grad_norm : float or None
+        Clip the global gradient norm before each step.
+
+    Returns
+    -------
+    dict with ``loss_curve`` (mean training loss per epoch), ``validation_loss_curve``
+    (or None), ``n_iter`` (epochs run) and ``t`` (optimizer steps).
+    """
+    early_stopping = val_idx is not None
+    batch_size = max(1, min(batch_size, len(train_idx)))
+    curve, val_curve = [], []
+    best, best_params, stale = np.inf, None, 0
+    bar = _progress(max_iter, verbose, name)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        for _ in range(max_iter):
+            curve.append(_run_epoch(model, optimizer, train_idx, batch_size, rng,
+                                    max_grad_norm, name))
+            monitored = curve[-1]
+            if early_stopping:
+                val_curve.append(float(model.eval_loss(val_idx)))
+                monitored = val_curve[-1]
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(loss=f"{curve[-1]:.4g}", **(
+                    {"val_loss": f"{monitored:.4g}"} if early_stopping else {}))
+            if monitored < best - tol:
+                stale = 0
+                if early_stopping:
+                    best_params = {k: v.copy() for k, v in model.params.items()}
+            else:
+                stale += 1
+            best = min(best, monitored)
+            if stale >= n_iter_no_change:
+                break
+        else:
+            warnings.warn(f"{name}: max_iter={max_iter} epochs reached and the loss is still "
+                          f"improving; raise max_iter.", ConvergenceWarning)
+    if bar is not None:
+        bar.close()
+    if best_params is not None:
+        for k, v in best_params.items():
+            model.params[k][...] = v
+    return {"loss_curve": curve, "validation_loss_curve": val_curve if early_stopping else None,
+            "n_iter": len(curve), "t": optimizer.n_steps}
+
