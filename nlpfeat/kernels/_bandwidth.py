@@ -13,7 +13,7 @@ from scipy.optimize import minimize
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._nadaraya_watson import NWIndex
-from nlpfeat.kernels._pairwise import PairwiseScaled, log_normalize
+from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
 
 __all__ = ["default_grid", "loo_ard", "loo_grid", "rule_of_thumb"]
 
@@ -131,8 +131,7 @@ def _loo_weights(kern, metric, D2, delta, base, h, scale):
     else:
         L = kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
     L[~np.isfinite(D2)] = -np.inf
-    log_w = log_normalize(L, D2)[0]
-    return np.exp(log_w, out=log_w)
+    return softmax_rows(L, D2)[0]
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
@@ -196,8 +195,7 @@ def _ard_weights(pair, kern, Zq, D2):
         L[~np.isfinite(D2)] = -np.inf
     else:
         L = kern.log_k_sq(D2)
-    log_w, empty = log_normalize(L, D2)
-    return np.exp(log_w, out=log_w), empty
+    return softmax_rows(L, D2)
 
 
 def _ard_grad_chunk(pair, kern, Zq, D2, B):

@@ -16,7 +16,7 @@ from scipy import sparse
 from sklearn.neighbors import KDTree
 
 from nlpfeat._chunking import gen_row_chunks
-from nlpfeat.kernels._pairwise import PairwiseScaled, log_normalize
+from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
 
 __all__ = ["NWIndex", "nw_predict", "nw_weights"]
 
@@ -80,8 +80,7 @@ class NWIndex:
         """Normalised weights in a dense (n_q, n_train) matrix and the empty-row mask."""
         L = self.pair.log_kernel(Zq, self.kern)
         D2 = self.pair.sq_dist(Zq) if self.kern.compact else None
-        log_w, empty = log_normalize(L, D2)
-        return np.exp(log_w, out=log_w), empty
+        return softmax_rows(L, D2)
 
     def weights(self, Zq):
         """Normalised dense weights (n_q, n_train) and the empty-row mask."""

@@ -13,12 +13,12 @@ Public API: :func:`kernel_log_weights` (what ``nlpfeat.text`` uses) and
 """
 import numpy as np
 from scipy import sparse
-from scipy.special import logsumexp
 from sklearn.preprocessing import normalize as _l2_normalize
 
 from nlpfeat.kernels._kernels import get_kernel
 
-__all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize"]
+__all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize",
+           "softmax_rows"]
 
 METRICS = ("euclidean", "product", "cosine")
 
@@ -155,7 +155,18 @@ def log_normalize(L, D2=None):
     >>> empty
     array([False,  True])
     """
-    L = np.array(L, dtype=np.float64)
+    W, empty = softmax_rows(np.array(L, dtype=np.float64), D2)
+    with np.errstate(divide="ignore"):
+        return np.log(W, out=W), empty
+
+
+def softmax_rows(L, D2=None):
+    """In-place row softmax of log kernel values (see :func:`log_normalize`).
+
+    Overwrites ``L`` with the normalised weights and returns ``(L, empty)``: the max
+    shift keeps every row finite, and a row that is all ``-inf`` gets its nearest
+    training point(s) (by ``D2``) or, without ``D2``, uniform weights.
+    """
     m = L.max(axis=1)
     empty = ~np.isfinite(m)
     if empty.any():
@@ -164,8 +175,10 @@ def log_normalize(L, D2=None):
         else:
             d = D2[empty]
             L[empty] = np.where(d <= d.min(axis=1, keepdims=True), 0.0, -np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        L -= logsumexp(L, axis=1, keepdims=True)
+        m[empty] = 0.0
+    L -= m[:, None]
+    np.exp(L, out=L)
+    L /= L.sum(axis=1, keepdims=True)
     return L, empty
 
 
