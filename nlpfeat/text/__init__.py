@@ -1,5 +1,14 @@
 """nlpfeat.text."""
 
 from nlpfeat.text._coherence import coherence_scorer, topic_coherence
+from nlpfeat.text._lowbow import LocallyWeightedBagOfWords
+from nlpfeat.text._pooling import KernelAttentionPooling
+from nlpfeat.text._topics import TopicModel
+from nlpfeat.text._collocations import Collocations
+from nlpfeat.text._cooccurrence import cooccurrence
+from nlpfeat.text._embedding import PMIEmbedding
+from nlpfeat.text._pmi import pmi
 
-__all__ = ["coherence_scorer", "topic_coherence"]
+__all__ = ["KernelAttentionPooling", "LocallyWeightedBagOfWords", "TopicModel",
+           "coherence_scorer", "topic_coherence",
+           "Collocations", "PMIEmbedding", "cooccurrence", "pmi"]

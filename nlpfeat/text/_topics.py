@@ -1,0 +1,327 @@
+"""TopicModel: LDA, NMF and LSI topic models (gensim or scikit-learn) scored by coherence.
+
+One estimator in front of two libraries: the backend modules map TopicModel's parameter
+names onto each library's (``_topics_gensim.py``, ``_topics_sklearn.py``); this module
+handles the input (a document-term matrix or token lists), the words, and the coherence
+that ``score`` reports so that ``GridSearchCV`` selects the number of topics by it.
+"""
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+
+from nlpfeat._validation import (
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+    validate_data,
+)
+from nlpfeat.text._coherence import DEFAULT_WINDOW_SIZE, top_word_ids, topic_coherence
+from nlpfeat.text._documents import iter_documents
+from nlpfeat.text._topics_gensim import GensimTopicBackend
+from nlpfeat.text._topics_sklearn import SklearnTopicBackend
+from nlpfeat.text._vocabulary import check_vocabulary, count_matrix, terms_in_column_order
+
+__all__ = ["TopicModel"]
+
+_BACKENDS = {"gensim": GensimTopicBackend, "sklearn": SklearnTopicBackend}
+
+
+def _is_tokens(X):
+    """True for a list of token lists (``[["a", "b"], ...]``); False for matrices."""
+    if sp.issparse(X) or hasattr(X, "__array__") or isinstance(X, str):
+        return False
+    try:
+        first = next((doc for doc in X if len(doc)), None)
+    except TypeError:
+        return False
+    if isinstance(first, str):
+        raise TypeError("TopicModel takes a document-term matrix or token lists, not raw "
+                        "strings; put a vectorizer first: make_pipeline(BagOfWords(), "
+                        "TopicModel()), or split the documents into token lists.")
+    return first is not None and not isinstance(first, str) and isinstance(first[0], str)
+
+
+def _is_lda(model):
+    return model.method == "lda"
+
+
+class TopicModel(TransformerMixin, BaseEstimator):
+    """Topic model (LDA, NMF or LSI) on a gensim or scikit-learn backend, scored by coherence.
+
+    ``fit`` learns ``n_topics`` topics from a document-term count matrix (e.g. from
+    ``BagOfWords``) or from token lists; ``transform`` gives the document-topic matrix;
+    ``score(X)`` is the mean coherence of the topics on ``X``, so that
+    ``GridSearchCV(TopicModel(), {"n_topics": [5, 10, 20]})`` picks the most coherent model.
+
+    Parameters
+    ----------
+    n_topics : int, default=10
+        Number of topics, between 1 and the vocabulary size.
+    method : {"lda", "nmf", "lsi"}, default="lda"
+        Latent Dirichlet allocation (probabilistic; ``transform`` rows sum to 1),
+        non-negative matrix factorisation, or latent semantic indexing (truncated SVD; also
+        takes signed weights such as centred TF-IDF).
+    backend : {"gensim", "sklearn"}, default="gensim"
+        gensim ``LdaModel`` / ``Nmf`` / ``LsiModel`` or scikit-learn
+        ``LatentDirichletAllocation`` / ``NMF`` / ``TruncatedSVD``.
+    max_iter : int, default=None
+        Passes over the corpus: gensim ``passes`` (LDA, NMF) or ``power_iters`` (LSI);
+        scikit-learn ``max_iter`` (LDA, NMF) or ``n_iter`` (LSI). ``None`` keeps the
+        library's default (gensim 1 pass, 2 power iterations; scikit-learn 10 LDA epochs,
+        200 NMF iterations, 5 SVD iterations).
+    alpha : float, default=None
+        LDA's document-topic Dirichlet prior (gensim ``alpha``, scikit-learn
+        ``doc_topic_prior``); ``None`` = 1 / n_topics in both. Ignored by NMF and LSI.
+    eta : float, default=None
+        LDA's topic-word Dirichlet prior (gensim ``eta``, scikit-learn ``topic_word_prior``);
+        ``None`` = 1 / n_topics in both. Ignored by NMF and LSI.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the backend; an int makes ``fit`` and ``transform`` deterministic.
+    coherence : {"c_npmi", "u_mass", "c_uci", "c_v"}, default="c_npmi"
+        Measure of ``coherence_`` and ``score`` (every one is higher-is-better; see
+        :func:`~nlpfeat.text.topic_coherence`). On a matrix, probabilities come from boolean
+        documents; on token lists, from sliding windows (gensim's default sizes).
+    top_n : int, default=10
+        Top words per topic used by ``top_words`` and the coherence.
+    vocabulary : dict or array-like of str, default=None
+        The words of the matrix columns (a vectorizer's ``vocabulary_`` or
+        ``get_feature_names_out()``); a fixed vocabulary for token lists.
+    backend_params : dict, default=None
+        Further keyword arguments for the backend's model (e.g. ``{"chunksize": 500,
+        "iterations": 100}`` for gensim ``LdaModel``, ``{"learning_method": "online"}``).
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_topics, n_features)
+        Topic-word weights: LDA's variational pseudo-counts (lambda), NMF's H, LSI's
+        right singular vectors.
+    coherence_ : ndarray of shape (n_topics,)
+        Coherence of each topic on the training data.
+    vocabulary_ : dict
+        Word -> column, when the words are known (token input, ``vocabulary``, or a
+        DataFrame's columns).
+    model_ : object
+        The fitted gensim or scikit-learn model.
+    n_iter_ : int
+        Passes (iterations) the backend ran.
+    n_features_in_ : int
+        Number of columns seen in ``fit`` (matrix input).
+
+    See Also
+    --------
+    topic_coherence : The coherence measures.
+    coherence_scorer : Rank scikit-learn topic models in a Pipeline by coherence.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import TopicModel
+    >>> docs = [["cat", "dog", "pet"], ["cat", "dog", "pet", "vet"], ["dog", "cat", "pet"],
+    ...         ["bank", "loan", "stock"], ["loan", "bank", "stock", "fund"]] * 4
+    >>> tm = TopicModel(n_topics=2, backend="sklearn", top_n=3, random_state=0).fit(docs)
+    >>> sorted(sorted(words) for words in tm.top_words())
+    [['bank', 'loan', 'stock'], ['cat', 'dog', 'pet']]
+    >>> tm.transform(docs[:1]).sum(axis=1).round(6)
+    array([1.])
+    >>> tm.coherence_.round(2)
+    array([1., 1.])
+    """
+
+    _parameter_constraints = {
+        "n_topics": [Interval(Integral, 1, None, closed="left")],
+        "method": [StrOptions({"lda", "nmf", "lsi"})],
+        "backend": [StrOptions({"gensim", "sklearn"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "alpha": [Interval(Real, 0, None, closed="neither"), None],
+        "eta": [Interval(Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state"],
+        "coherence": [StrOptions(set(DEFAULT_WINDOW_SIZE))],
+        "top_n": [Interval(Integral, 2, None, closed="left")],
+        "vocabulary": [dict, "array-like", None],
+        "backend_params": [dict, None],
+    }
+
+    def __init__(self, n_topics=10, *, method="lda", backend="gensim", max_iter=None,
+                 alpha=None, eta=None, random_state=None, coherence="c_npmi", top_n=10,
+                 vocabulary=None, backend_params=None):
+        self.n_topics = n_topics
+        self.method = method
+        self.backend = backend
+        self.max_iter = max_iter
+        self.alpha = alpha
+        self.eta = eta
+        self.random_state = random_state
+        self.coherence = coherence
+        self.top_n = top_n
+        self.vocabulary = vocabulary
+        self.backend_params = backend_params
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = self.method != "lsi"
+        return tags
+
+    # ---- input -----------------------------------------------------------------------
+    def _matrix(self, X, reset):
+        """(CSR float64 document-term matrix, token lists or None) of any accepted input."""
+        if _is_tokens(X):
+            texts = list(iter_documents(X, input="tokens"))
+            if reset:
+                fixed = None if self.vocabulary is None else self._fixed_vocabulary()
+                Xc, self.vocabulary_ = count_matrix(texts, fixed)
+            else:
+                if not hasattr(self, "vocabulary_"):
+                    raise ValueError("This TopicModel was fitted on a matrix without words; "
+                                     "pass a matrix, or give vocabulary= to map tokens.")
+                Xc, _ = count_matrix(texts, self.vocabulary_)
+            if reset:
+                self.n_features_in_ = Xc.shape[1]
+            return sp.csr_matrix(Xc, dtype=np.float64), texts
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        if reset:
+            names = getattr(self, "feature_names_in_", None)
+            if self.vocabulary is not None:
+                self.vocabulary_ = self._fixed_vocabulary()
+            elif names is not None:
+                self.vocabulary_ = {str(w): j for j, w in enumerate(names)}
+            elif hasattr(self, "vocabulary_"):
+                del self.vocabulary_
+        return sp.csr_matrix(X), None
+
+    def _fixed_vocabulary(self):
+        if isinstance(self.vocabulary, dict):
+            return check_vocabulary(self.vocabulary)
+        return {str(w): j for j, w in enumerate(self.vocabulary)}
+
+    def _check_values(self, X):
+        if self.method != "lsi" and X.nnz and X.data.min() < 0:
+            raise ValueError(f"Negative values in data passed to TopicModel "
+                             f"(min {X.data.min():.3g}): method={self.method!r} needs "
+                             f"non-negative counts (BagOfWords); use method='lsi' for "
+                             f"signed weights.")
+        n_samples, n_features = X.shape
+        if self.n_topics > n_features:
+            raise ValueError(f"n_topics={self.n_topics} exceeds the vocabulary size "
+                             f"(n_features={n_features}); choose n_topics <= {n_features} "
+                             f"or keep more words (e.g. a lower min_df in the vectorizer).")
+        limit = min(n_samples, n_features)
+        if self.method == "lsi" and self.n_topics > limit:
+            raise ValueError(f"method='lsi' finds at most min(n_samples={n_samples}, "
+                             f"n_features={n_features}) = {limit} topics; got "
+                             f"n_topics={self.n_topics}. Choose n_topics <= {limit}.")
+
+    # ---- fitting ---------------------------------------------------------------------
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the topics of ``X`` (document-term matrix or token lists) and their coherence.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or list of list of str
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : TopicModel
+        """
+        Xc, texts = self._matrix(X, reset=True)
+        self._check_values(Xc)
+        backend = _BACKENDS[self.backend](
+            self.method, self.n_topics, max_iter=self.max_iter, alpha=self.alpha,
+            eta=self.eta, random_state=check_random_state(self.random_state),
+            params=self.backend_params or {})
+        self._backend = backend.fit(Xc)
+        self.model_ = backend.model
+        self.components_ = np.asarray(backend.components_, dtype=np.float64)
+        self.n_iter_ = int(backend.n_iter_)
+        self.coherence_ = self._coherence(Xc if texts is None else texts, self.coherence)
+        return self
+
+    def transform(self, X):
+        """Document-topic matrix of ``X`` (LDA: each row a distribution, summing to 1).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or list of list of str
+
+        Returns
+        -------
+        doc_topic : ndarray of shape (n_samples, n_topics)
+        """
+        check_is_fitted(self)
+        Xc, _ = self._matrix(X, reset=False)
+        if self.method != "lsi" and Xc.nnz and Xc.data.min() < 0:
+            self._check_values(Xc)
+        return np.asarray(self._backend.transform(Xc), dtype=np.float64)
+
+    @available_if(_is_lda)
+    def perplexity(self, X):
+        """Perplexity exp(-bound / n_words) of ``X`` under the LDA model (lower is better).
+
+        Both backends' variational bounds; they are close but not equal (gensim fits
+        online, scikit-learn in batches).
+        """
+        check_is_fitted(self)
+        Xc, _ = self._matrix(X, reset=False)
+        self._check_values(Xc)
+        return self._backend.perplexity(Xc)
+
+    # ---- words and coherence -----------------------------------------------------------
+    def _words(self):
+        if hasattr(self, "vocabulary_"):
+            return terms_in_column_order(self.vocabulary_)
+        return [f"x{j}" for j in range(self.components_.shape[1])]
+
+    def top_words(self, n=None):
+        """The ``n`` (default ``top_n``) highest-weighted words of each topic, best first.
+
+        LSI topics rank words by absolute weight (gensim's ``show_topic`` convention).
+
+        Returns
+        -------
+        topics : list of list of str
+            Words from ``vocabulary_``, or ``"x<column>"`` when the words are unknown.
+        """
+        check_is_fitted(self)
+        words = self._words()
+        return [[words[j] for j in row] for row in top_word_ids(self.components_, n or self.top_n)]
+
+    def get_feature_names_out(self, input_features=None):
+        """Output names ``topic0``, ``topic1``, ...
+
+        Returns
+        -------
+        names : ndarray of str objects
+        """
+        check_is_fitted(self)
+        return np.asarray([f"topic{k}" for k in range(self.n_topics)], dtype=object)
+
+    def _coherence(self, corpus, measure):
+        ids = top_word_ids(self.components_, min(self.top_n, self.components_.shape[1]))
+        if isinstance(corpus, list):
+            return topic_coherence(ids, corpus, measure=measure, vocabulary=self.vocabulary_)
+        return topic_coherence(ids, corpus, measure=measure)
+
+    def score(self, X, y=None):
+        """Mean coherence (``coherence`` measure) of the topics on ``X``; higher is better.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or list of list of str
+            Boolean documents for a matrix, sliding windows for token lists.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        Xc, texts = self._matrix(X, reset=False)
+        return float(self._coherence(Xc if texts is None else texts, self.coherence).mean())

@@ -1,0 +1,174 @@
+"""gensim backend of :class:`~nlpfeat.text.TopicModel`: what gensim's removed ``sklearn_api``
+wrappers (``LdaTransformer``, ``LsiTransformer``, ``NmfTransformer``) gave.
+
+``method="lda"`` wraps ``gensim.models.LdaModel`` (online variational Bayes, float64),
+``"lsi"`` wraps ``LsiModel`` and ``"nmf"`` wraps ``gensim.models.Nmf``. The CSR matrix is
+handed to gensim once as its bag-of-words format (a list of ``(column, count)`` lists).
+gensim's inference draws random numbers (LDA's initial gamma, NMF's coordinate order), which
+would make a document's topics depend on the other documents of the batch; ``transform`` and
+``perplexity`` therefore run it with fixed draws: gamma starts at its mean, 1, as in
+scikit-learn's ``transform``, and coordinates are visited in order.
+"""
+from contextlib import contextmanager
+
+import numpy as np
+from scipy.special import digamma, gammaln, logsumexp
+
+from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._validation import import_optional
+
+__all__ = ["GensimTopicBackend", "lda_bound", "to_bow"]
+
+
+class _FixedDraws:
+    """Stands in for the RandomState of a gensim model during inference: no randomness."""
+
+    @staticmethod
+    def gamma(shape, scale, size):
+        return np.full(size, shape * scale)                    # the Gamma(shape, scale) mean
+
+    @staticmethod
+    def permutation(n):
+        return np.arange(n)
+
+
+@contextmanager
+def _fixed_draws(model):
+    saved, model.random_state = model.random_state, _FixedDraws()
+    try:
+        yield model
+    finally:
+        model.random_state = saved
+
+
+def _dirichlet_expectation(params):
+    """E[log x] under Dirichlet(params), row-wise."""
+    return digamma(params) - digamma(params.sum(axis=1, keepdims=True))
+
+
+def lda_bound(X, gamma, lam, alpha, eta, *, working_memory=None):
+    """Variational lower bound E_q[log p(X, theta, beta)] - E_q[log q] of an LDA model.
+
+    The bound of gensim's ``LdaModel.bound`` (Hoffman et al., 2010, eq. 4), vectorised over
+    the non-zeros of ``X`` (gensim loops over documents and words, and fails in float64).
+
+    Parameters
+    ----------
+    X : sparse matrix of shape (n_samples, n_features)
+    gamma : ndarray of shape (n_samples, n_topics)
+        Document-topic variational parameters.
+    lam : ndarray of shape (n_topics, n_features)
+        Topic-word variational parameters (lambda).
+    alpha : ndarray of shape (n_topics,)
+    eta : float or ndarray of shape (n_features,)
+    working_memory : float, default=None
+        MiB for the (non-zeros x n_topics) temporary, chunked.
+
+    Returns
+    -------
+    bound : float
+    """
+    X = X.tocoo()
+    e_theta, e_beta = _dirichlet_expectation(gamma), _dirichlet_expectation(lam)
+    score = 0.0
+    for rows in gen_row_chunks(X.nnz, 8 * gamma.shape[1], working_memory):
+        d, w = X.row[rows], X.col[rows]
+        score += X.data[rows] @ logsumexp(e_theta[d] + e_beta[:, w].T, axis=1)
+    score += np.sum((alpha - gamma) * e_theta) + np.sum(gammaln(gamma) - gammaln(alpha))
+    score += np.sum(gammaln(alpha.sum()) - gammaln(gamma.sum(axis=1)))
+    eta_full = np.broadcast_to(np.asarray(eta, dtype=np.float64), (lam.shape[1],))
+    score += np.sum((eta_full - lam) * e_beta) + np.sum(gammaln(lam) - gammaln(eta_full))
+    score += np.sum(gammaln(eta_full.sum()) - gammaln(lam.sum(axis=1)))
+    return float(score)
+
+
+def to_bow(X):
+    """CSR matrix -> gensim corpus: one list of ``(column, value)`` pairs per document."""
+    indices, data, indptr = X.indices.tolist(), X.data.tolist(), X.indptr.tolist()
+    return [list(zip(indices[a:b], data[a:b])) for a, b in zip(indptr[:-1], indptr[1:])]
+
+
+class GensimTopicBackend:
+    """Fit one gensim topic model with TopicModel's parameter names.
+
+    Parameter mapping: ``n_topics`` -> ``num_topics``; ``max_iter`` -> ``passes`` (LDA,
+    NMF: epochs over the corpus) or ``power_iters`` (LSI); ``alpha`` / ``eta`` -> ``alpha``
+    / ``eta`` (symmetric scalars; ``None`` = gensim's ``'symmetric'``, 1 / n_topics);
+    ``random_state`` -> ``random_state`` (LDA, NMF: the same RandomState, so
+    ``random_state=0`` fits exactly what gensim fits with ``random_state=0``; LSI: an int
+    ``random_seed`` drawn from it). ``None`` keeps gensim's
+    defaults (1 pass, 2 power iterations). LDA runs in float64; LDA and NMF get
+    ``eval_every=None`` (gensim's per-update perplexity, which only feeds its log, is skipped);
+    pass ``backend_params={"eval_every": 10}`` to restore it.
+    """
+
+    def __init__(self, method, n_topics, *, max_iter, alpha, eta, random_state, params):
+        models = import_optional("gensim.models", "gensim", f"TopicModel(method={method!r}, "
+                                 "backend='gensim')")
+        self.method, self.n_topics, self.rng = method, n_topics, random_state
+        kwargs = {"num_topics": n_topics}
+        if method == "lda":
+            self.cls = models.LdaModel
+            # eval_every=None: no perplexity estimate after each update (it only logs)
+            kwargs.update(dtype=np.float64, random_state=random_state, eval_every=None)
+            if alpha is not None:
+                kwargs["alpha"] = np.full(n_topics, alpha, dtype=np.float64)
+            if eta is not None:
+                kwargs["eta"] = float(eta)
+            if max_iter is not None:
+                kwargs["passes"] = max_iter
+        elif method == "nmf":
+            self.cls = models.Nmf
+            kwargs.update(random_state=random_state, eval_every=None)
+            if max_iter is not None:
+                kwargs["passes"] = max_iter
+        else:
+            self.cls = models.LsiModel
+            kwargs.update(dtype=np.float64, random_seed=random_state.randint(2**31 - 1))
+            if max_iter is not None:
+                kwargs["power_iters"] = max_iter
+        kwargs.update(params)
+        self.kwargs = kwargs
+
+    def fit(self, X):
+        from gensim.utils import FakeDict
+
+        self.n_terms = X.shape[1]
+        self.model = self.cls(to_bow(X), id2word=FakeDict(self.n_terms), **self.kwargs)
+        del self.rng
+        self.n_iter_ = self.kwargs.get("power_iters" if self.method == "lsi" else "passes",
+                                       2 if self.method == "lsi" else 1)
+        return self
+
+    @property
+    def components_(self):
+        if self.method == "lda":
+            return self.model.state.get_lambda()              # pseudo-counts, as scikit-learn's
+        if self.method == "nmf":
+            return np.asarray(self.model.get_topics(normalize=False), dtype=np.float64)
+        u = np.asarray(self.model.projection.u, dtype=np.float64).T
+        out = np.zeros((self.n_topics, self.n_terms))      # gensim drops topics beyond the rank
+        out[: len(u)] = u[: self.n_topics]
+        return out
+
+    def _gamma(self, X):
+        with _fixed_draws(self.model) as model:
+            return model.inference(to_bow(X))[0]
+
+    def transform(self, X):
+        if self.method == "lsi":                              # gensim's unscaled projection X U
+            return np.asarray(X @ self.components_.T)
+        if self.method == "lda":
+            gamma = self._gamma(X)
+            return gamma / gamma.sum(axis=1, keepdims=True)
+        from gensim.matutils import sparse2full
+
+        with _fixed_draws(self.model) as model:
+            rows = [sparse2full(model.get_document_topics(doc, 0.0), self.n_topics)
+                    for doc in to_bow(X)]
+        return np.vstack(rows).astype(np.float64) if rows else np.zeros((0, self.n_topics))
+
+    def perplexity(self, X):
+        m = self.model
+        bound = lda_bound(X, self._gamma(X), m.state.get_lambda(), m.alpha, m.eta)
+        return float(np.exp(-bound / X.sum()))
