@@ -1,0 +1,308 @@
+"""The locally weighted bag of words (lowbow) of Lebanon, Mao and Dillon (JMLR 2007).
+
+A document is a curve in the simplex: at each of ``n_positions`` points ``mu_j`` of
+[0, 1] it has a *local* word histogram, the tokens weighted by a kernel of the distance
+between their relative position and ``mu_j``. The tokens of all documents are
+concatenated; the weights of a chunk of documents form one dense (tokens x positions)
+block normalised per document in log space (``_segment.py``), then scattered into a
+sparse matrix.
+"""
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from nlpfeat._validation import (
+    HasMethods,
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+)
+from nlpfeat.kernels._kernels import get_kernel
+from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._pooling import TOKEN_OPTIONS
+from nlpfeat.text._segment import lookup_ids, segment_chunks, segment_ids, segment_softmax
+from nlpfeat.text._vocabulary import (
+    check_df_bounds,
+    check_vocabulary,
+    count_matrix,
+    prune_vocabulary,
+    terms_in_column_order,
+)
+
+__all__ = ["LocallyWeightedBagOfWords", "lowbow_weights", "position_grid"]
+
+
+def position_grid(n_positions):
+    """The evenly spaced points ``mu_j`` of [0, 1]: ``linspace(0, 1, n)``, or [0.5] for n = 1.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._lowbow import position_grid
+    >>> position_grid(3), position_grid(1)
+    (array([0. , 0.5, 1. ]), array([0.5]))
+    """
+    return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
+
+
+def lowbow_weights(offsets, mu, kernel, bandwidth):
+    """Kernel weight of every token at every position point, normalised per document.
+
+    Parameters
+    ----------
+    offsets : ndarray of shape (n_documents + 1,)
+        Document ``i`` owns tokens ``offsets[i]:offsets[i + 1]`` (starting at 0).
+    mu : ndarray of shape (n_positions,)
+    kernel : Kernel
+    bandwidth : float
+        In units of the document length (positions are in [0, 1]).
+
+    Returns
+    -------
+    weights : ndarray of shape (n_tokens, n_positions)
+        Token ``t`` (0-based) of a document of length ``L`` sits at ``(t + 0.5) / L``; each
+        document's column for each ``mu_j`` sums to 1.
+
+    Examples
+    --------
+    >>> from nlpfeat.kernels import get_kernel
+    >>> w = lowbow_weights(np.array([0, 4]), np.array([0.0, 1.0]), get_kernel("tophat"), 0.4)
+    >>> print(w)
+    [[0.5 0. ]
+     [0.5 0. ]
+     [0.  0.5]
+     [0.  0.5]]
+    """
+    lengths = np.diff(offsets)
+    seg = segment_ids(offsets)
+    rank = np.arange(offsets[-1]) - offsets[seg]  # index of each token in its document
+    midpoints = (rank + 0.5) / lengths[seg]
+    dist = np.abs(midpoints[:, None] - mu[None, :])  # (n_tokens, n_positions)
+    return segment_softmax(kernel.log_k(dist / bandwidth), dist,
+                           offsets[:-1][lengths > 0])
+
+
+class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+    """Locally weighted bag of words: kernel-smoothed word histograms along each document.
+
+    At ``n_positions`` evenly spaced points ``mu_j`` of [0, 1] (``linspace(0, 1, n)``;
+    0.5 alone for one point) each document gets a local histogram of its tokens, each
+    token weighted by a kernel of the distance between its relative position and
+    ``mu_j``; every local histogram sums to 1. A huge bandwidth gives the l1-normalised
+    bag of words at every point; a small one, the words near ``mu_j``.
+
+    Parameters
+    ----------
+    n_positions : int, default=5
+        Number of points ``mu_j`` along the document.
+    kernel : str, Kernel or callable, default="gaussian"
+        A kernel of :mod:`nlpfeat.kernels` (see ``available_kernels()``) or ``k(u)``.
+    bandwidth : float, default=0.2
+        Kernel scale in units of the document length (the paper's sigma).
+    pooling : {"concat", "mean"}, default="concat"
+        ``"concat"``: the local histograms side by side, features ``"p<j>|<term>"``;
+        ``"mean"``: their average, features ``"<term>"`` (sums to 1 per document).
+    min_df, max_df, max_features, vocabulary
+        Vocabulary options, as in ``BagOfWords`` / scikit-learn's ``CountVectorizer``.
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
+        The shared text options of :mod:`nlpfeat.text`. Only word unigrams are used
+        (positions of n-grams are not defined), so there is no ``ngram_range``.
+    working_memory : float or None, default=None
+        MiB that one chunk of the (tokens x positions) weights may use.
+
+    Attributes
+    ----------
+    vocabulary_ : dict of str to int
+        Term -> index within each local histogram.
+    positions_ : ndarray of shape (n_positions,)
+        The points ``mu_j``.
+
+    See Also
+    --------
+    KernelAttentionPooling : kernel weights over token vectors instead of positions.
+
+    Notes
+    -----
+    The paper (Definition 3) integrates the document's step function (token ``t`` of a
+    document of length :math:`L` covers :math:`((t-1)/L, t/L]`) against a kernel
+    restricted to [0, 1] and renormalised there, :math:`K_{\\mu,\\sigma}`, so that every
+    local histogram :math:`\\gamma_\\mu(y) = \\int_0^1 \\phi(y, s) K_{\\mu,\\sigma}(s)\\,ds`
+    sums to 1. Here the integral is taken by the midpoint rule: token :math:`t`
+    (0-based) sits at :math:`s_t = (t + 0.5)/L` and
+
+    .. math:: \\gamma_{\\mu_j}(y)_w = \\sum_{t: y_t = w} \\frac{K(|s_t - \\mu_j| / h)}
+              {\\sum_{t'} K(|s_{t'} - \\mu_j| / h)},
+
+    normalised in log space; the sum over the document's tokens plays the role of the
+    renormalisation over [0, 1]. Where a compact kernel covers no token midpoint the
+    nearest token(s) share the weight, as the exact integral does in that limit. The
+    paper's additive smoothing of the histograms (its ``c``) is left out: the output stays
+    sparse. Documents are their sequences of in-vocabulary tokens (out-of-vocabulary tokens
+    are dropped before positions are taken, as stop words are); a document without any
+    known token gets an all-zero row.
+
+    References
+    ----------
+    G. Lebanon, Y. Mao and J. Dillon, "The locally weighted bag of words framework for
+    document representation", Journal of Machine Learning Research 8:2405-2441, 2007.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import LocallyWeightedBagOfWords
+    >>> docs = ["good plot, bad ending", "bad start, good ending"]
+    >>> lowbow = LocallyWeightedBagOfWords(n_positions=2, kernel="tophat", bandwidth=0.4)
+    >>> X = lowbow.fit_transform(docs)
+    >>> lowbow.get_feature_names_out()[:3]
+    array(['p0|bad', 'p0|ending', 'p0|good'], dtype=object)
+    >>> print(X.toarray().round(2))
+    [[0.  0.  0.5 0.5 0.  0.5 0.5 0.  0.  0. ]
+     [0.5 0.  0.  0.  0.5 0.  0.5 0.5 0.  0. ]]
+    """
+
+    _parameter_constraints = {
+        "n_positions": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [str, callable, HasMethods(["log_k", "k"])],
+        "bandwidth": [Interval(Real, 0, None, closed="neither")],
+        "pooling": [StrOptions({"concat", "mean"})],
+        "min_df": [Interval(Real, 0, 1, closed="both"), Interval(Integral, 1, None, closed="left")],
+        "max_df": [Interval(Real, 0, 1, closed="both"), Interval(Integral, 1, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), None],
+        "vocabulary": "no_validation",  # checked by check_vocabulary in fit
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
+    }
+
+    def __init__(self, *, n_positions=5, kernel="gaussian", bandwidth=0.2, pooling="concat",
+                 min_df=1, max_df=1.0, max_features=None, vocabulary=None, input="content",
+                 encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
+                 token_pattern=None, stemmer=None, stop_words=None, working_memory=None):
+        self.n_positions = n_positions
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.pooling = pooling
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+        self.working_memory = working_memory
+
+    def _tokenize(self, X):
+        token_fn = self._token_fn()
+        return [token_fn(doc) for doc in self._iter_docs(X)]
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the vocabulary of the documents.
+
+        Parameters
+        ----------
+        X : iterable of str (or of token lists with ``input="tokens"``)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : LocallyWeightedBagOfWords
+        """
+        self._fit(X)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn the vocabulary and return the lowbow matrix (documents tokenized once).
+
+        Returns
+        -------
+        X_new : scipy.sparse.csr_matrix of shape (n_documents, n_features_out)
+        """
+        return self._lowbow(self._fit(X))
+
+    def _fit(self, X):
+        get_kernel(self.kernel)  # unknown names raise here, listing the valid ones
+        check_df_bounds(self.min_df, self.max_df)
+        docs = self._tokenize(X)
+        check_corpus_nonempty(len(docs))
+        if self.vocabulary is not None:
+            self.vocabulary_ = check_vocabulary(self.vocabulary)
+        else:
+            counts, vocabulary = count_matrix(docs)
+            if not vocabulary:
+                raise ValueError("empty vocabulary; perhaps the documents only contain stop "
+                                 "words, or the tokenizer finds no token in them.")
+            self.vocabulary_ = prune_vocabulary(
+                counts, vocabulary, min_df=self.min_df, max_df=self.max_df,
+                max_features=self.max_features)[1]
+        self.positions_ = position_grid(self.n_positions)
+        return docs
+
+    def transform(self, X):
+        """Local histograms of each document.
+
+        Parameters
+        ----------
+        X : iterable of str (or of token lists with ``input="tokens"``)
+
+        Returns
+        -------
+        X_new : scipy.sparse.csr_matrix of shape (n_documents, n_features_out)
+            ``n_positions * n_terms`` columns (``pooling="concat"``) or ``n_terms``.
+        """
+        check_is_fitted(self, "vocabulary_")
+        return self._lowbow(self._tokenize(X))
+
+    def _lowbow(self, docs):
+        ids, offsets, _ = lookup_ids(docs, self.vocabulary_)
+        kern, mu, n_terms = get_kernel(self.kernel), self.positions_, len(self.vocabulary_)
+        n_pos, concat = len(mu), self.pooling == "concat"
+        rows, cols, data = [], [], []
+        for first, stop in segment_chunks(offsets, 8 * 6 * n_pos, self.working_memory):
+            lo, hi = offsets[first], offsets[stop]
+            w = lowbow_weights(offsets[first:stop + 1] - lo, mu, kern, self.bandwidth)
+            doc = first + segment_ids(offsets[first:stop + 1] - lo)
+            if concat:  # column j * n_terms + term: histogram j, then term
+                keep = w > 0
+                rows.append(np.broadcast_to(doc[:, None], w.shape)[keep])
+                cols.append((np.arange(n_pos) * n_terms + ids[lo:hi, None])[keep])
+                data.append(w[keep])
+            else:
+                rows.append(doc)
+                cols.append(ids[lo:hi])
+                data.append(w.mean(axis=1))
+        n_cols = n_pos * n_terms if concat else n_terms
+        X = sp.csr_matrix((np.concatenate(data or [np.zeros(0)]),
+                           (np.concatenate(rows or [np.zeros(0, int)]),
+                            np.concatenate(cols or [np.zeros(0, int)]))),
+                          shape=(len(docs), n_cols))
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        return X
+
+    def get_feature_names_out(self, input_features=None):
+        """Output feature names: ``"p<j>|<term>"`` (``pooling="concat"``) or ``"<term>"``.
+
+        Parameters
+        ----------
+        input_features : None
+            Ignored (text input has no input feature names).
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self, "vocabulary_")
+        terms = terms_in_column_order(self.vocabulary_)
+        if self.pooling == "mean":
+            return np.asarray(terms, dtype=object)
+        return np.asarray([f"p{j}|{term}" for j in range(len(self.positions_)) for term in terms],
+                          dtype=object)

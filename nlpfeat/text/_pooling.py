@@ -1,0 +1,408 @@
+"""Kernel attention pooling: document vectors as Nadaraya-Watson averages of token vectors.
+
+Each document is a set of keys (its token vectors, which are also the values) and one
+query (its mean vector, idf-weighted mean, or a fixed vector). The document vector is
+``sum_i w_i v_i`` with ``w_i`` the normalised kernel of ``||q - v_i|| / h``: attention
+pooling with a fixed kernel. The tokens of all documents are concatenated into one array
+and every per-document reduction is a ``reduceat`` over document offsets (``_segment.py``);
+the only Python loop is over chunks of documents sized by ``working_memory``.
+"""
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    clone,
+)
+
+from nlpfeat._validation import (
+    HasMethods,
+    Interval,
+    Real,
+    StrOptions,
+    check_finite,
+    check_is_fitted,
+    fit_context,
+)
+from nlpfeat.kernels._bandwidth import rule_of_thumb
+from nlpfeat.kernels._kernels import get_kernel
+from nlpfeat.kernels._pairwise import check_bandwidth
+from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._segment import lookup_ids, segment_chunks, segment_ids, segment_softmax
+
+__all__ = ["KernelAttentionPooling", "attention_pool"]
+
+#: The shared text options that make sense for token embeddings (unigrams, no n-grams).
+TOKEN_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
+                 "token_pattern", "stemmer", "stop_words")
+
+
+def attention_pool(vectors, starts, kernel, bandwidth, *, query=None, token_weights=None):
+    """Nadaraya-Watson attention pooling of concatenated token vectors, one segment per document.
+
+    Parameters
+    ----------
+    vectors : ndarray of shape (n_tokens, d)
+        Token vectors of all documents, document after document (keys and values).
+    starts : ndarray of shape (n_documents,)
+        Offset of each document's first token; every document holds at least one token.
+    kernel : Kernel
+        From :func:`nlpfeat.kernels.get_kernel`.
+    bandwidth : float or ndarray of shape (d,)
+    query : ndarray of shape (d,) or None, default=None
+        Fixed query; None uses each document's (weighted) mean vector.
+    token_weights : ndarray of shape (n_tokens,) or None, default=None
+        Weights of the mean query (e.g. idf); None for the plain mean.
+
+    Returns
+    -------
+    pooled : ndarray of shape (n_documents, d)
+    weights : ndarray of shape (n_tokens,)
+        Attention weights; they sum to 1 within each document.
+    """
+    seg = segment_ids(np.append(starts, len(vectors)))
+    if query is None:
+        if token_weights is None:
+            means = np.add.reduceat(vectors, starts, axis=0)
+            means /= np.diff(np.append(starts, len(vectors)))[:, None]
+        else:
+            means = np.add.reduceat(vectors * token_weights[:, None], starts, axis=0)
+            means /= np.add.reduceat(token_weights, starts)[:, None]
+        diff = vectors - means[seg]  # (n_tokens, d)
+    else:
+        diff = vectors - query
+    h = np.asarray(bandwidth, dtype=np.float64)
+    if h.ndim:  # one bandwidth per dimension: scale, keeping the ordering overflow-free
+        diff *= h.min() / h
+        h = h.min()
+    dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))[:, None]  # (n_tokens, 1)
+    with np.errstate(over="ignore"):
+        u2 = np.square(dist / h)  # inf for a tiny bandwidth: nearest-token fallback
+    weights = segment_softmax(kernel.log_k_sq(u2), dist, starts)[:, 0]
+    return np.add.reduceat(vectors * weights[:, None], starts, axis=0), weights
+
+
+def resolve_embeddings(embeddings):
+    """Token -> row mapping and vector matrix of a dict, KeyedVectors or fitted estimator.
+
+    Returns ``(vocabulary, matrix)``; a gensim model with a ``wv`` attribute uses its
+    ``wv``. Raises TypeError for anything else and ValueError for bad vectors.
+    """
+    source = getattr(embeddings, "wv", embeddings)
+    if hasattr(source, "key_to_index") and hasattr(source, "vectors"):  # gensim KeyedVectors
+        vocabulary, matrix = source.key_to_index, np.asarray(source.vectors)
+    elif hasattr(source, "vocabulary_") and hasattr(source, "embeddings_"):
+        vocabulary, matrix = source.vocabulary_, np.asarray(source.embeddings_)
+    elif isinstance(source, Mapping):
+        vocabulary = dict(zip(source, range(len(source))))
+        rows = [np.asarray(vec, dtype=np.float64) for vec in source.values()]
+        shapes = {row.shape for row in rows}
+        if len(shapes) > 1 or (rows and rows[0].ndim != 1):
+            raise ValueError(
+                f"embeddings must map every token to a 1-D vector of the same length; got "
+                f"vectors of shapes {sorted(shapes)[:5]}."
+            )
+        matrix = np.vstack(rows) if rows else np.empty((0, 0))
+    else:
+        raise TypeError(
+            f"embeddings must be a mapping token -> vector (dict), a gensim KeyedVectors, or "
+            f"an estimator with vocabulary_ and embeddings_ (fitted, or fittable on X); got "
+            f"{type(embeddings).__name__}."
+        )
+    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
+        raise ValueError(
+            f"embeddings hold no vectors (matrix of shape {matrix.shape}); expected at least "
+            f"one token with a vector of length >= 1."
+        )
+    check_finite(matrix, "embeddings")
+    return vocabulary, matrix
+
+
+class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                             BaseEstimator):
+    """Document vectors by kernel (Nadaraya-Watson) attention over their token vectors.
+
+    Each document's known tokens are keys and values; its query is its mean vector, its
+    idf-weighted mean vector, or a fixed vector. The document vector is the attention
+    average of the token vectors, with weights a normalised kernel of the distance between
+    the query and each token vector, normalised in log space (log-sum-exp).
+
+    Parameters
+    ----------
+    embeddings : mapping, gensim KeyedVectors or estimator
+        Token vectors: a dict ``token -> vector``, a gensim ``KeyedVectors`` (or a model
+        with ``.wv``), or an nlpfeat estimator exposing ``vocabulary_`` (token -> row) and
+        ``embeddings_`` (matrix). An estimator that is not fitted yet (no ``embeddings_``)
+        is cloned and fitted on the documents given to ``fit``, so its parameters can be
+        grid-searched (``embeddings__<param>``).
+    query : {"mean", "idf"} or array-like of shape (d,), default="mean"
+        ``"mean"``: the mean of the document's known token vectors (one term per
+        occurrence); ``"idf"``: their mean weighted by the inverse document frequency
+        ``log((1 + n) / (1 + df)) + 1`` learned at ``fit`` (scikit-learn's smooth idf);
+        an array: the same fixed query for every document.
+    kernel : str, Kernel or callable, default="gaussian"
+        A kernel of :mod:`nlpfeat.kernels` (see ``available_kernels()``) or ``k(u)``.
+    bandwidth : float, array-like of shape (d,), "scott" or "silverman", default="scott"
+        Scale of the distances, the temperature of the attention: a huge bandwidth gives
+        the plain mean of the token vectors, a tiny one the token nearest the query. An
+        array gives one bandwidth per dimension; ``"scott"`` / ``"silverman"`` apply the
+        normal-reference rule (per dimension) to the vectors of the distinct known tokens
+        of the training documents.
+    input : {"tokens", "content", "filename", "file"}, default="tokens"
+        ``"tokens"``: each document is a list of tokens (the gensim convention);
+        otherwise documents are strings (or files) tokenized with the options below.
+    encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
+        The shared text options of :mod:`nlpfeat.text` (see ``BagOfWords``); with
+        ``input="tokens"`` only ``lowercase``, ``stop_words`` and ``stemmer`` apply. Pass
+        ``lowercase=False`` for case-sensitive embeddings.
+    working_memory : float or None, default=None
+        MiB that one chunk of token vectors may use (None: the package default).
+
+    Attributes
+    ----------
+    vocabulary_ : mapping of str to int
+        Token -> row of ``embeddings_`` (shared with the given embeddings, not copied).
+    embeddings_ : ndarray of shape (n_tokens_in_vocabulary, d)
+        The token vectors (the given matrix, not copied; computations run in float64).
+    embeddings_estimator_ : estimator
+        The fitted clone, when ``embeddings`` was an unfitted estimator.
+    idf_ : ndarray of shape (n_tokens_in_vocabulary,)
+        Inverse document frequency of every embedded token (only for ``query="idf"``).
+    query_vector_ : ndarray of shape (d,)
+        The fixed query (only when ``query`` is an array).
+    bandwidth_ : float or ndarray of shape (d,)
+        The bandwidth used.
+
+    See Also
+    --------
+    nlpfeat.kernels.NadarayaWatsonRegressor : the same weights, with training points as keys.
+    LocallyWeightedBagOfWords : kernel weights over token positions instead of vectors.
+
+    Notes
+    -----
+    For a document with known token vectors :math:`v_1, \\dots, v_n` and query :math:`q`,
+
+    .. math:: \\mathrm{pool}(d) = \\sum_i w_i v_i, \\qquad
+              w_i = \\frac{K(\\lVert q - v_i \\rVert / h)}{\\sum_j K(\\lVert q - v_j \\rVert / h)}.
+
+    With the Gaussian kernel :math:`w = \\mathrm{softmax}(-\\lVert q - v_i \\rVert^2 / 2h^2)`:
+    attention with a negative squared-distance score. The output lies in the convex hull of
+    the document's token vectors. Where a compact kernel leaves every token of a document
+    outside its support, the nearest token(s) share the weight (the small-bandwidth limit).
+    Unknown tokens are skipped; a document without any known token gets a zero vector, and
+    ``transform`` warns once, counting such documents. Text input sets no
+    ``n_features_in_`` (as scikit-learn's vectorizers).
+
+    Examples
+    --------
+    >>> from nlpfeat.text import KernelAttentionPooling
+    >>> emb = {"good": [1.0, 0.0], "bad": [-1.0, 0.0], "film": [0.0, 1.0]}
+    >>> pool = KernelAttentionPooling(emb, bandwidth=0.5).fit([["good", "film"]])
+    >>> print(np.round(pool.transform([["good", "good", "film"], ["bad", "oov"]]), 3))
+    [[ 0.884  0.116]
+     [-1.     0.   ]]
+    >>> [np.round(w, 3) for w in pool.attention_weights([["good", "good", "film"]])]
+    [array([0.442, 0.442, 0.116])]
+    >>> pool.get_feature_names_out()
+    array(['kernelattentionpooling0', 'kernelattentionpooling1'], dtype=object)
+    """
+
+    _parameter_constraints = {
+        "embeddings": "no_validation",  # checked by resolve_embeddings in fit
+        "query": [StrOptions({"mean", "idf"}), "array-like"],
+        "kernel": [str, callable, HasMethods(["log_k", "k"])],
+        "bandwidth": [Interval(Real, 0, None, closed="neither"),
+                      StrOptions({"scott", "silverman"}), "array-like"],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
+    }
+
+    def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="scott",
+                 input="tokens", encoding="utf-8", decode_error="strict", lowercase=True,
+                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
+                 working_memory=None):
+        self.embeddings = embeddings
+        self.query = query
+        self.kernel = kernel
+        self.bandwidth = bandwidth
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+        self.working_memory = working_memory
+
+    def _tokenize(self, X):
+        token_fn = self._token_fn()
+        return [token_fn(doc) for doc in self._iter_docs(X)]
+
+    def _needs_fitting(self):
+        emb = self.embeddings
+        return (hasattr(emb, "fit") and not hasattr(emb, "embeddings_")
+                and not hasattr(getattr(emb, "wv", emb), "key_to_index"))
+
+    @fit_context(prefer_skip_nested_validation=False)  # embeddings may be fitted here
+    def fit(self, X, y=None):
+        """Resolve the embeddings and learn the idf weights and the bandwidth.
+
+        Parameters
+        ----------
+        X : iterable of documents
+            Lists of tokens (``input="tokens"``) or strings / files.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : KernelAttentionPooling
+        """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return the document vectors (documents are tokenized once).
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_documents, d)
+        """
+        return self._pool(*self._fit_tokens(X))[0]
+
+    @fit_context(prefer_skip_nested_validation=False)
+    def _fit_tokens(self, X, y=None):
+        return self._fit(X)
+
+    def _fit(self, X):
+        if self._needs_fitting():
+            X = list(X)  # consumed twice: by the estimator and below
+            self.embeddings_estimator_ = clone(self.embeddings).fit(X)
+            source = self.embeddings_estimator_
+        else:
+            source = self.embeddings
+        docs = self._tokenize(X)
+        check_corpus_nonempty(len(docs))
+        self.vocabulary_, self.embeddings_ = resolve_embeddings(source)
+        n_vocab, d = self.embeddings_.shape
+        ids, offsets, positions = lookup_ids(docs, self.vocabulary_)
+        get_kernel(self.kernel)  # unknown names raise here, listing the valid ones
+        if isinstance(self.query, str):
+            if self.query == "idf":
+                self.idf_ = _smooth_idf(ids, offsets, n_vocab)
+        else:
+            self.query_vector_ = self._check_query(d)
+        self.bandwidth_ = self._fit_bandwidth(ids, d)
+        self._n_features_out = d
+        return docs, ids, offsets, positions
+
+    def _check_query(self, d):
+        q = np.asarray(self.query, dtype=np.float64)
+        if q.ndim != 1 or q.shape[0] != d:
+            raise ValueError(
+                f"query has shape {q.shape} but the embeddings have {d} dimensions; pass a "
+                f"vector of length {d}, or query='mean' / 'idf'."
+            )
+        return check_finite(q, "query")
+
+    def _fit_bandwidth(self, ids, d):
+        if isinstance(self.bandwidth, str):
+            seen = np.unique(ids)
+            if seen.size < 2:
+                raise ValueError(
+                    f"bandwidth={self.bandwidth!r} needs at least 2 distinct known tokens in "
+                    f"the training documents; got {seen.size}. Pass a float bandwidth."
+                )
+            keys = np.asarray(self.embeddings_[seen], dtype=np.float64)
+            return rule_of_thumb(keys, self.bandwidth, "euclidean")
+        return check_bandwidth(self.bandwidth, d, "euclidean")
+
+    def transform(self, X):
+        """Pool each document's token vectors into one vector.
+
+        Parameters
+        ----------
+        X : iterable of documents
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_documents, d)
+            Zero rows for documents without any known token (with one warning).
+        """
+        check_is_fitted(self, "embeddings_")
+        docs = self._tokenize(X)
+        return self._pool(docs, *lookup_ids(docs, self.vocabulary_))[0]
+
+    def attention_weights(self, X, *, return_tokens=False):
+        """Attention weight of every token of every document.
+
+        Parameters
+        ----------
+        X : iterable of documents
+        return_tokens : bool, default=False
+            Also return the (processed) tokens the weights belong to.
+
+        Returns
+        -------
+        weights : list of ndarray
+            One array per document, aligned with its tokens: unknown tokens get 0, and the
+            weights of a document with a known token sum to 1.
+        tokens : list of list of str
+            Only with ``return_tokens=True``.
+        """
+        check_is_fitted(self, "embeddings_")
+        docs = self._tokenize(X)
+        _, token_weights = self._pool(docs, *lookup_ids(docs, self.vocabulary_), warn=False)
+        return (token_weights, docs) if return_tokens else token_weights
+
+    def _pool(self, docs, ids, offsets, positions, *, warn=True):
+        """Pooled vectors (n_docs, d) and per-document weight arrays aligned with ``docs``."""
+        n_docs, d = len(docs), self.embeddings_.shape[1]
+        pooled, weights = np.zeros((n_docs, d)), np.zeros(len(ids))
+        kern, lengths = get_kernel(self.kernel), np.diff(offsets)
+        token_weights = getattr(self, "idf_", None) if _is_str(self.query, "idf") else None
+        query = getattr(self, "query_vector_", None)
+        for first, stop in segment_chunks(offsets, 8 * (4 * d + 8), self.working_memory):
+            lo, hi = offsets[first], offsets[stop]
+            if hi == lo:
+                continue
+            rows = first + np.flatnonzero(lengths[first:stop])  # documents with a known token
+            chunk_ids = ids[lo:hi]
+            pooled[rows], weights[lo:hi] = attention_pool(
+                np.asarray(self.embeddings_[chunk_ids], dtype=np.float64), offsets[rows] - lo,
+                kern, self.bandwidth_, query=query,
+                token_weights=None if token_weights is None else token_weights[chunk_ids])
+        n_empty = int(np.count_nonzero(lengths == 0))
+        if warn and n_empty:
+            warnings.warn(
+                f"{n_empty} of {n_docs} document(s) have no token in the embeddings' "
+                f"vocabulary; their vectors are all zeros. Check the tokenization options "
+                f"(lowercase, tokenizer) against the embeddings' keys.", UserWarning,
+                stacklevel=4)
+        return pooled, _per_document(weights, docs, offsets, positions)
+
+
+def _is_str(value, name):
+    return isinstance(value, str) and value == name
+
+
+def _smooth_idf(ids, offsets, n_vocab):
+    """Smooth idf ``log((1 + n) / (1 + df)) + 1`` of every embedded token."""
+    n_docs = len(offsets) - 1
+    pairs = np.unique(segment_ids(offsets) * np.int64(n_vocab) + ids)  # (doc, token), once
+    df = np.bincount(pairs % n_vocab, minlength=n_vocab)
+    return np.log((1.0 + n_docs) / (1.0 + df)) + 1.0
+
+
+def _per_document(weights, docs, offsets, positions):
+    """Scatter the known tokens' weights into one zero-padded array per document."""
+    lengths = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    full = np.zeros(starts[-1])
+    full[starts[segment_ids(offsets)] + positions] = weights
+    return np.split(full, starts[1:-1])
