@@ -1,0 +1,257 @@
+"""Plots of attention weights, kernel-regression fits, bandwidth curves and topics.
+
+Every function takes an optional matplotlib ``ax`` (or builds its own figure), returns the
+matplotlib objects it drew on, and holds no numerics: the numbers come from the fitted
+estimators. matplotlib is an optional dependency (``pip install "nlpfeat[viz]"``).
+"""
+import numpy as np
+
+from nlpfeat._validation import check_is_fitted, import_optional
+
+__all__ = ["plot_attention", "plot_bandwidth_curve", "plot_nw_fit", "plot_topics"]
+
+
+def _pyplot(caller):
+    return import_optional("matplotlib.pyplot", "viz", caller)
+
+
+def _heatmap(ax, matrix, row_labels, col_labels, title, cmap):
+    image = ax.imshow(matrix, cmap=cmap, aspect="auto", vmin=0.0)
+    if row_labels is not None:
+        ax.set_yticks(np.arange(len(row_labels)), labels=[str(r) for r in row_labels])
+    if col_labels is not None:
+        ax.set_xticks(np.arange(len(col_labels)), labels=[str(c) for c in col_labels],
+                      rotation=90 if len(col_labels) > 8 else 0)
+    if title:
+        ax.set_title(title)
+    return image
+
+
+def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles=None,
+                   xlabel="keys", ylabel="queries", cmap="Reds"):
+    """Show attention weights as a heatmap, or a grid of heatmaps for several heads.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_queries, n_keys) or (n_heads, n_queries, n_keys)
+        Non-negative weights, e.g. ``NadarayaWatsonRegressor.attention_weights(X)``
+        (densified) or ``MultiHeadAttention.forward(..., average_attn_weights=False)[1][0]``.
+    row_labels, col_labels : sequence of str, default=None
+        Tick labels for the queries (rows) and keys (columns), e.g. the tokens of a sentence.
+    ax : matplotlib Axes or array of Axes, default=None
+        Where to draw; one Axes per head. A new figure is made when None.
+    titles : sequence of str, default=None
+        One title per head (default ``"head 0"``, ... for several heads).
+    xlabel, ylabel : str
+        Axis labels.
+    cmap : str, default="Reds"
+        Colour map, as the textbook's ``show_heatmaps``.
+
+    Returns
+    -------
+    fig : matplotlib Figure
+        ``fig.axes`` holds one Axes per head followed by the colour bar.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.viz import plot_attention
+    >>> w = np.eye(3)
+    >>> fig = plot_attention(w, ["a", "b", "c"], ["a", "b", "c"])
+    >>> len(fig.axes)  # the heatmap and its colour bar
+    2
+    """
+    plt = _pyplot("plot_attention")
+    if hasattr(weights, "toarray"):
+        weights = weights.toarray()
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim == 2:
+        weights = weights[np.newaxis]
+    if weights.ndim != 3:
+        raise ValueError(
+            "weights must have shape (n_queries, n_keys) or (n_heads, n_queries, n_keys); "
+            f"got shape {weights.shape}."
+        )
+    n_heads = weights.shape[0]
+    if ax is None:
+        ncols = min(n_heads, 4)
+        nrows = int(np.ceil(n_heads / ncols))
+        fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols + 1, 3.0 * nrows),
+                                 squeeze=False)
+        axes = axes.ravel()
+        for extra in axes[n_heads:]:
+            extra.set_visible(False)
+    else:
+        axes = np.atleast_1d(ax).ravel()
+        if len(axes) < n_heads:
+            raise ValueError(f"got {len(axes)} Axes for {n_heads} heads; pass one Axes per head.")
+        fig = axes[0].figure
+    if titles is None:
+        titles = [f"head {h}" for h in range(n_heads)] if n_heads > 1 else [None]
+    image = None
+    for h in range(n_heads):
+        image = _heatmap(axes[h], weights[h], row_labels, col_labels, titles[h], cmap)
+        axes[h].set_xlabel(xlabel)
+        axes[h].set_ylabel(ylabel)
+    fig.colorbar(image, ax=list(axes[:n_heads]), shrink=0.8)
+    return fig
+
+
+def plot_nw_fit(estimator, X, y, ax=None, *, X_grid=None, label=None, truth=None):
+    """Plot a fitted 1-D regressor's curve over its training points.
+
+    Parameters
+    ----------
+    estimator : fitted regressor with one input feature
+        e.g. :class:`~nlpfeat.kernels.NadarayaWatsonRegressor` or an ``AttentionRegressor``.
+    X : array-like of shape (n_samples, 1)
+        Training inputs to scatter.
+    y : array-like of shape (n_samples,)
+        Training targets to scatter.
+    ax : matplotlib Axes, default=None
+    X_grid : array-like of shape (n_points, 1), default=None
+        Where to evaluate the curve; 200 points over the range of ``X`` by default.
+    label : str, default=None
+        Legend label of the curve (the estimator's class name by default).
+    truth : callable, default=None
+        The noise-free function, drawn dashed if given.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.neighbors import KNeighborsRegressor
+    >>> from nlpfeat.viz import plot_nw_fit
+    >>> X = np.linspace(0, 5, 20)[:, None]; y = np.sin(X[:, 0])
+    >>> ax = plot_nw_fit(KNeighborsRegressor(3).fit(X, y), X, y)
+    >>> len(ax.lines)
+    1
+    """
+    plt = _pyplot("plot_nw_fit")
+    check_is_fitted(estimator)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != 1:
+        raise ValueError(f"plot_nw_fit draws 1-D inputs: X must have shape (n_samples, 1); got {X.shape}.")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    if X_grid is None:
+        X_grid = np.linspace(X.min(), X.max(), 200)[:, None]
+    X_grid = np.asarray(X_grid, dtype=np.float64)
+    ax.scatter(X[:, 0], np.asarray(y), s=12, alpha=0.5, color="gray", label="training data")
+    ax.plot(X_grid[:, 0], estimator.predict(X_grid),
+            label=label or type(estimator).__name__)
+    if truth is not None:
+        ax.plot(X_grid[:, 0], truth(X_grid[:, 0]), "k--", lw=1, label="truth")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_bandwidth_curve(estimator, ax=None):
+    """Plot the leave-one-out score against the bandwidth grid of a fitted NW estimator.
+
+    Parameters
+    ----------
+    estimator : fitted NadarayaWatsonRegressor or NadarayaWatsonClassifier
+        Fitted with ``bandwidth="loo"``, so that it has ``bandwidth_grid_`` and
+        ``loo_scores_`` (the leave-one-out error at each grid point, lower is better).
+    ax : matplotlib Axes, default=None
+
+    Returns
+    -------
+    ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> from nlpfeat.datasets import make_nw_regression
+    >>> from nlpfeat.kernels import NadarayaWatsonRegressor
+    >>> from nlpfeat.viz import plot_bandwidth_curve
+    >>> X, y = make_nw_regression(50, random_state=0)
+    >>> ax = plot_bandwidth_curve(NadarayaWatsonRegressor(bandwidth="loo").fit(X, y))
+    >>> ax.get_xscale()
+    'log'
+    """
+    plt = _pyplot("plot_bandwidth_curve")
+    check_is_fitted(estimator)
+    grid = getattr(estimator, "bandwidth_grid_", None)
+    scores = getattr(estimator, "loo_scores_", None)
+    if grid is None or scores is None:
+        raise ValueError(
+            f"{type(estimator).__name__} has no leave-one-out curve: fit it with "
+            "bandwidth='loo' to record bandwidth_grid_ and loo_scores_."
+        )
+    grid = np.asarray(grid, dtype=np.float64)
+    scores = np.asarray(scores, dtype=np.float64)
+    scale = grid if grid.ndim == 1 else grid.mean(axis=1)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(5, 3.5))
+    ax.plot(scale, scores, marker="o", ms=3)
+    best = int(np.nanargmin(scores))
+    ax.axvline(scale[best], color="k", ls=":", lw=1, label=f"chosen: {scale[best]:.3g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("bandwidth" if grid.ndim == 1 else "mean bandwidth")
+    ax.set_ylabel("leave-one-out loss")
+    ax.legend(fontsize="small")
+    return ax
+
+
+def plot_topics(topic_model, n_words=10, ax=None):
+    """Horizontal bar charts of each topic's top words and their weights.
+
+    Parameters
+    ----------
+    topic_model : fitted :class:`~nlpfeat.text.TopicModel`
+        Uses ``components_`` (topics x words), ``top_words`` and, when present,
+        ``coherence_`` (shown in each title).
+    n_words : int, default=10
+        Words per topic.
+    ax : array of matplotlib Axes, default=None
+        One Axes per topic; a grid is made when None.
+
+    Returns
+    -------
+    fig : matplotlib Figure
+
+    Examples
+    --------
+    >>> from nlpfeat.datasets import load_toy_corpus
+    >>> from nlpfeat.text import TopicModel
+    >>> from nlpfeat.viz import plot_topics
+    >>> docs = load_toy_corpus("en").data
+    >>> tm = TopicModel(n_topics=2, method="nmf", backend="sklearn", random_state=0)
+    >>> fig = plot_topics(tm.fit(docs), n_words=5)
+    >>> len(fig.axes)
+    2
+    """
+    plt = _pyplot("plot_topics")
+    check_is_fitted(topic_model)
+    components = np.asarray(topic_model.components_, dtype=np.float64)
+    words = topic_model.top_words(n_words)
+    n_topics = components.shape[0]
+    if ax is None:
+        ncols = min(n_topics, 5)
+        nrows = int(np.ceil(n_topics / ncols))
+        fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 0.25 * n_words * nrows + 1.2),
+                                 squeeze=False)
+        axes = axes.ravel()
+        for extra in axes[n_topics:]:
+            extra.set_visible(False)
+    else:
+        axes = np.atleast_1d(ax).ravel()
+        fig = axes[0].figure
+    coherence = getattr(topic_model, "coherence_", None)
+    for k in range(n_topics):
+        order = np.argsort(components[k])[::-1][:n_words]
+        labels = [w for w in words[k]][: len(order)]
+        axes[k].barh(np.arange(len(order))[::-1], components[k, order])
+        axes[k].set_yticks(np.arange(len(order))[::-1], labels=labels, fontsize="small")
+        title = f"topic {k}"
+        if coherence is not None:
+            title += f"\ncoherence {coherence[k]:.3f}"
+        axes[k].set_title(title, fontsize="small")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,148 @@
+"""The command line through its real entry point, in a subprocess, as a user runs it."""
+import csv
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from nlpfeat.datasets import load_toy_corpus
+
+
+def _command():
+    script = Path(sys.executable).with_name("nlpfeat")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "nlpfeat"]
+
+
+def run(*args, stdin=None, check=True):
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    proc = subprocess.run(_command() + [str(a) for a in args], input=stdin, env=env,
+                          capture_output=True, timeout=600)
+    out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+    if check and proc.returncode != 0:
+        raise AssertionError(f"exit {proc.returncode}\nstdout:\n{out}\nstderr:\n{err}")
+    return proc.returncode, out, err
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "toy_en.txt"
+    path.write_text("\n".join(load_toy_corpus("en").data) + "\n", encoding="utf-8")
+    return path
+
+
+def test_version_and_help():
+    _, out, _ = run("--version")
+    assert out.startswith("nlpfeat ")
+    _, out, _ = run("--help")
+    for command in ("compare", "features", "collocations", "topics", "neighbors", "attention"):
+        assert command in out
+
+
+@pytest.mark.parametrize("command", ["compare", "features", "collocations", "topics",
+                                     "neighbors", "attention"])
+def test_every_subcommand_help_has_an_example(command):
+    _, out, _ = run(command, "--help")
+    assert "example: nlpfeat " + command in out
+
+
+@pytest.mark.parametrize("kind", ["bow", "pbow", "tfidf", "pmi"])
+def test_features_writes_a_loadable_matrix(corpus, tmp_path, kind):
+    target = tmp_path / f"{kind}.npz"
+    run("features", corpus, "--kind", kind, "--ngram", 1, 2, "-o", target)
+    X = sparse.load_npz(target)
+    names = np.load(target)["feature_names"]
+    assert X.shape[1] == len(names) > 0
+    if kind != "pmi":
+        assert X.shape[0] == len(load_toy_corpus("en").data)
+    assert np.isfinite(X.data).all()
+
+
+def test_features_reads_stdin_and_directories(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("the fat cat sat on the mat", encoding="utf-8")
+    (folder / "b.txt").write_text("the dog sat on the log", encoding="utf-8")
+    run("features", folder, "--kind", "bow", "-o", tmp_path / "dir.npz")
+    assert sparse.load_npz(tmp_path / "dir.npz").shape[0] == 2
+    run("features", "-", "--kind", "bow", "-o", tmp_path / "stdin.npz",
+        stdin="one line here\nanother line there\n".encode("utf-8"))
+    assert sparse.load_npz(tmp_path / "stdin.npz").shape[0] == 2
+
+
+def test_features_chinese_with_char_tokens(tmp_path):
+    path = tmp_path / "zh.txt"
+    path.write_text("\n".join(load_toy_corpus("zh").data[:50]), encoding="utf-8")
+    run("features", path, "--kind", "bow", "--tokenizer", "char", "-o", tmp_path / "zh.npz")
+    names = np.load(tmp_path / "zh.npz")["feature_names"]
+    assert "好" in set(names)
+
+
+def test_collocations_table(corpus):
+    _, out, _ = run("collocations", corpus, "--measure", "llr", "--top", 5, "--min-count", 3)
+    lines = [line for line in out.splitlines() if line.strip() and line.strip()[0].isdigit()]
+    assert len(lines) == 5
+
+
+def test_topics_prints_coherence(corpus):
+    _, out, _ = run("topics", corpus, "-k", 3, "--method", "nmf", "--backend", "sklearn",
+                    "--stop-words", "english")
+    assert out.count("topic ") == 3
+    assert "mean coherence" in out
+
+
+def test_neighbors(corpus):
+    _, out, _ = run("neighbors", corpus, "good", "nosuchwordxyz", "--topn", 3, "--dim", 10)
+    assert out.startswith("good: ")
+    assert "nosuchwordxyz: not in the vocabulary" in out
+
+
+def test_attention_table_and_figure(tmp_path):
+    figure = tmp_path / "fat_cat.png"
+    _, out, _ = run("attention", "the fat cat sat on the mat", "--heads", 2, "-o", figure)
+    assert "head 1" in out and "mat" in out
+    assert figure.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["features", "no/such/file.txt", "-o", "x.npz"], "no such file"),
+    (["features", "EMPTY", "-o", "x.npz"], "no documents"),
+    (["features", "LATIN1", "-o", "x.npz"], "line 2 is not valid UTF-8"),
+    (["features", "EMPTY", "--kind", "nosuchkind", "-o", "x.npz"], "invalid choice"),
+    (["topics", "EMPTY", "-k", "0"], "expected a positive integer"),
+    (["compare", "--task", "nosuchtask"], "invalid choice"),
+])
+def test_errors_are_one_line_not_a_traceback(tmp_path, args, message):
+    (tmp_path / "empty.txt").write_bytes(b"\n\n")
+    (tmp_path / "latin1.txt").write_bytes("first line\nco\u00fbt \u00a33\n".encode("latin-1"))
+    args = [str(tmp_path / "empty.txt") if a == "EMPTY" else
+            str(tmp_path / "latin1.txt") if a == "LATIN1" else a for a in args]
+    code, out, err = run(*args, check=False)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+    if "LATIN1" in args or any(a.endswith("latin1.txt") for a in args):
+        assert "latin1.txt" in err
+
+
+def test_compare_quick_writes_every_task_and_model(tmp_path):
+    from nlpfeat.compare import _TASK_MODELS
+
+    out_dir = tmp_path / "cmp"
+    _, out, _ = run("compare", "--quick", "--no-progress", "--seed", 1, "--out", out_dir)
+    with open(out_dir / "results.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    seen = {(r["task"], r["model"]) for r in rows}
+    expected = {(t, m) for t, models in _TASK_MODELS.items() for m in models if m != "torch-mha"}
+    assert seen == expected
+    assert all(math.isfinite(float(r["mean"])) for r in rows)
+    attention_rows = [r for r in rows if r["model"].startswith("attn-")]
+    assert attention_rows and all(math.isfinite(float(r["weight_kl"])) for r in attention_rows)
+    for figure in ("sine_fits.png", "attention_heatmaps.png", "bandwidth_curve.png"):
+        assert (out_dir / figure).stat().st_size > 1000
+    for task in ("sine", "diabetes", "polarity", "lee"):
+        assert f"== {task}" in out
