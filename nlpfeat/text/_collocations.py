@@ -1,0 +1,326 @@
+"""Collocations: score adjacent token pairs by an association measure, join the phrases.
+
+Counting and scoring run on token-id arrays: bigram counts are the unique keys
+``id[i] * n_terms + id[i + 1]`` inside documents, and every measure is one vectorised
+formula over the contingency tables of all candidates at once.
+"""
+from itertools import chain
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from nlpfeat._validation import (
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+)
+from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._cooccurrence import new_vocabulary, token_ids
+from nlpfeat.text._documents import check_corpus_nonempty
+
+__all__ = ["Collocations", "bigram_scores"]
+
+_SMALL = 1e-20          # nltk's guard against log(0) and 0 / 0, kept for exact parity
+MEASURES = ("pmi", "npmi", "llr", "chi_sq", "t", "dice", "count")
+
+
+def _llr(n_ii, n_ix, n_xi, n_xx):
+    """Log-likelihood ratio G^2 = 2 sum obs ln(obs / exp) over the 2x2 table (0 ln 0 = 0)."""
+    n_oi, n_io = n_xi - n_ii, n_ix - n_ii
+    cells = (n_ii, n_oi, n_io, n_xx - n_ii - n_oi - n_io)
+    total = 0.0
+    for i, obs in enumerate(cells):                 # 4 cells, each an array over bigrams
+        expected = (obs + cells[i ^ 1]) * (obs + cells[i ^ 2]) / n_xx
+        total = total + obs * np.log(obs / (expected + _SMALL) + _SMALL)
+    return 2 * total
+
+
+def _chi_sq(n_ii, n_ix, n_xi, n_xx):
+    """Pearson's chi-square of the 2x2 table, ``N * phi^2``."""
+    n_oi, n_io = n_xi - n_ii, n_ix - n_ii
+    n_oo = n_xx - n_ii - n_oi - n_io
+    phi_sq = (n_ii * n_oo - n_oi * n_io) ** 2 / (
+        (n_ii + n_oi) * (n_ii + n_io) * (n_oi + n_oo) * (n_io + n_oo))
+    return n_xx * phi_sq
+
+
+def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
+    """Association of bigrams from their counts, vectorised over bigrams.
+
+    Parameters
+    ----------
+    measure : {"pmi", "npmi", "llr", "chi_sq", "t", "dice", "count"}
+    n_ii : ndarray
+        Bigram counts.
+    n_ix, n_xi : ndarray
+        Counts of the first and of the second word.
+    n_xx : float
+        Number of tokens.
+
+    Returns
+    -------
+    scores : ndarray of float64
+        nltk's ``BigramAssocMeasures`` formulas (``pmi`` in bits, ``llr`` its
+        ``likelihood_ratio``, ``t`` its ``student_t``); ``npmi`` is gensim's (natural log).
+    """
+    n_ii, n_ix, n_xi = (np.asarray(a, dtype=np.float64) for a in (n_ii, n_ix, n_xi))
+    n_xx = float(n_xx)
+    if measure == "pmi":
+        return np.log2(n_ii * n_xx) - np.log2(n_ix * n_xi)
+    if measure == "npmi":
+        p_ab = n_ii / n_xx
+        return np.log(p_ab / ((n_ix / n_xx) * (n_xi / n_xx))) / -np.log(p_ab)
+    if measure == "llr":
+        return _llr(n_ii, n_ix, n_xi, n_xx)
+    if measure == "chi_sq":
+        return _chi_sq(n_ii, n_ix, n_xi, n_xx)
+    if measure == "t":
+        return (n_ii - n_ix * n_xi / n_xx) / np.sqrt(n_ii + _SMALL)
+    if measure == "dice":
+        return 2 * n_ii / (n_ix + n_xi)
+    return n_ii.copy()
+
+
+def _bigram_table(units):
+    """Unique adjacent pairs of a corpus: (terms, first ids, second ids, n_ii, freq, N)."""
+    vocab = new_vocabulary()
+    ids, lengths = token_ids(units, vocab)
+    ends = np.cumsum(lengths)
+    same_doc = np.ones(max(len(ids) - 1, 0), dtype=bool)
+    same_doc[ends[(ends > 0) & (ends < len(ids))] - 1] = False   # never pair across docs
+    n_terms = len(vocab)
+    keys = ids[:-1][same_doc] * n_terms + ids[1:][same_doc]
+    keys, n_ii = np.unique(keys, return_counts=True)
+    first, second = np.divmod(keys, n_terms)
+    terms = np.empty(n_terms, dtype=object)
+    terms[:] = list(vocab)
+    return terms, first, second, n_ii, np.bincount(ids, minlength=n_terms), len(ids)
+
+
+def _string_ranks(terms):
+    """Rank of each term in Python's string order (ties in the ranking go by words)."""
+    ranks = np.empty(len(terms), dtype=np.int64)
+    ranks[np.argsort(terms.astype(str), kind="stable")] = np.arange(len(terms))
+    return ranks
+
+
+def _ranked(tables):
+    """Candidates of all passes as [(tokens, score)], by score descending, then tokens."""
+    if len(tables) == 1:                           # one pass: rank tuples by word ranks
+        candidates, scores, (rank_a, rank_b) = tables[0]
+        order = np.lexsort((rank_b, rank_a, -scores))
+        return list(zip(map(candidates.__getitem__, order.tolist()), scores[order].tolist()))
+    table = [(c, s) for candidates, scores, _ in tables
+             for c, s in zip(candidates, scores.tolist())]
+    return sorted(table, key=lambda item: (-item[1], item[0]))
+
+
+def _join_pairs(units, level, delimiter):
+    """Greedy left-to-right joining of the adjacent pairs of ``level`` (gensim's rule).
+
+    ``level`` is ``(terms, keys)``: the unit strings and the sorted keys
+    ``first * len(terms) + second`` of the pairs to join. In a run of consecutive matching
+    pairs the 1st, 3rd, ... are joined, as a left-to-right scan that joins a pair and skips
+    past it does.
+    """
+    terms, pair_keys = level
+    vocab = dict(zip(terms.tolist(), range(len(terms))))
+    n_terms = len(terms)
+    ids, lengths = token_ids(units, vocab)
+    keys = ids[:-1] * n_terms + ids[1:]
+    pos = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
+    match = (ids[:-1] >= 0) & (ids[1:] >= 0) & (pair_keys[pos] == keys)
+    ends = np.cumsum(lengths)
+    match[ends[(ends > 0) & (ends < len(ids))] - 1] = False
+    idx = np.arange(len(match))
+    last_miss = np.maximum.accumulate(np.where(match, -1, idx))
+    chosen = np.flatnonzero(match & ((idx - last_miss) % 2 == 1))
+    flat = np.empty(len(ids), dtype=object)
+    flat[:] = list(chain.from_iterable(units))
+    flat[chosen] = [a + delimiter + b for a, b in zip(flat[chosen], flat[chosen + 1])]
+    keep = np.ones(len(ids), dtype=bool)
+    keep[chosen + 1] = False
+    doc_of = np.repeat(np.arange(len(lengths)), lengths)
+    new_lengths = lengths - np.bincount(doc_of[chosen], minlength=len(lengths))
+    return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
+
+
+class Collocations(TextMixin, TransformerMixin, BaseEstimator):
+    """Learn multi-word phrases by an association measure; join them into single tokens.
+
+    ``fit`` counts adjacent token pairs inside each document (never across two documents),
+    scores every pair seen at least ``min_count`` times, and keeps those scoring above
+    ``threshold`` as phrases; ``max_len > 2`` repeats the pass on the rewritten text, so
+    phrases grow by merging (``new_york`` + ``city``). ``transform`` returns token lists
+    with phrases joined by ``delimiter``, ready for ``BagOfWords(input="tokens")``.
+
+    Parameters
+    ----------
+    measure : {"pmi", "npmi", "llr", "chi_sq", "t", "dice", "count"}, default="npmi"
+        ``pmi``: log2 P(a,b) / P(a)P(b); ``npmi``: pmi / -ln P(a,b) in [-1, 1];
+        ``llr``: log-likelihood ratio G^2; ``chi_sq``: Pearson's chi-square; ``t``:
+        Student's t; ``dice``: 2 n_ab / (n_a + n_b); ``count``: n_ab. Higher is stronger.
+    min_count : int, default=5
+        Pairs seen fewer times are never candidates.
+    threshold : float or None, default=None
+        A candidate becomes a phrase when its score is above it; None accepts every
+        candidate (so ``scores_`` alone decides nothing). E.g. npmi 0.5, llr 10.83.
+    max_len : int, default=2
+        Longest phrase, in original tokens.
+    delimiter : str, default="_"
+    input : {"content", "filename", "file", "tokens"}, default="tokens"
+        Token lists by default; strings are tokenized with the text options below.
+    encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
+        The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+
+    Attributes
+    ----------
+    scores_ : list of (tuple of str, float)
+        Every candidate with its score, best first (ties by tokens), as nltk's
+        ``score_ngrams`` ranks them.
+    levels_ : list of (ndarray of str, ndarray of int64)
+        Per merging pass, the units seen and the sorted keys ``first * n_units + second``
+        of the pairs accepted as phrases (what ``transform`` joins). The phrases are the
+        entries of ``scores_`` above ``threshold`` (all of them when it is None).
+
+    See Also
+    --------
+    nltk.collocations.BigramCollocationFinder, gensim.models.phrases.Phrases
+
+    Notes
+    -----
+    With ``n_ab`` the pair count, ``n_a``, ``n_b`` the word counts and ``N`` the number of
+    tokens, ``pmi = log2(n_ab N / (n_a n_b))`` and ``npmi = ln(p_ab / (p_a p_b)) / -ln p_ab``
+    (Bouma, 2009). ``llr`` is ``2 sum_cells O ln(O / E)`` over the 2x2 contingency table of
+    (a, not a) x (b, not b) with ``0 ln 0 = 0``, so it stays finite on tables with empty
+    cells. The scores equal nltk's ``BigramAssocMeasures`` and gensim's npmi scorer.
+
+    References
+    ----------
+    .. [1] C. Manning and H. Schuetze, "Foundations of Statistical Natural Language
+       Processing", ch. 5, MIT Press, 1999.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import Collocations
+    >>> docs = [["new", "york", "is", "big"], ["i", "love", "new", "york"],
+    ...         ["new", "york", "city"]]
+    >>> coll = Collocations(measure="npmi", min_count=2).fit(docs)
+    >>> [(phrase, round(score, 3)) for phrase, score in coll.scores_]
+    [(('new', 'york'), 1.0)]
+    >>> coll.transform([["new", "york", "city"]])
+    [['new_york', 'city']]
+    """
+
+    _parameter_constraints = {
+        **{k: TEXT_PARAMETER_CONSTRAINTS[k] for k in (
+            "input", "encoding", "decode_error", "lowercase", "tokenizer", "token_pattern",
+            "stemmer", "stop_words")},
+        "measure": [StrOptions(set(MEASURES))],
+        "min_count": [Interval(Integral, 1, None, closed="left")],
+        "threshold": [Real, None],
+        "max_len": [Interval(Integral, 2, None, closed="left")],
+        "delimiter": [str],
+    }
+
+    def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
+                 delimiter="_", input="tokens", encoding="utf-8", decode_error="strict",
+                 lowercase=True, tokenizer="regexp", token_pattern=None, stemmer=None,
+                 stop_words=None):
+        self.measure = measure
+        self.min_count = min_count
+        self.threshold = threshold
+        self.max_len = max_len
+        self.delimiter = delimiter
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+
+    def _tokens(self, X):
+        tokens = self._token_fn()
+        return [tokens(doc) for doc in self._iter_docs(X)]
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the phrases of the documents ``X``.
+
+        Parameters
+        ----------
+        X : iterable of list of str (or of str, with ``input != "tokens"``)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : Collocations
+        """
+        units = self._tokens(X)
+        check_corpus_nonempty(len(units))
+        spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
+        tables, self.levels_ = [], []
+        for step in range(self.max_len - 1):       # one merging pass per extra token
+            level = self._score_level(units, spans)
+            if level is None:
+                break
+            candidates, scores, ranks, terms, first, second, passed = level
+            tables.append((candidates, scores, ranks))
+            if not passed.size:
+                break
+            keys = np.sort(first[passed] * len(terms) + second[passed])
+            self.levels_.append((terms, keys))
+            if step + 2 < self.max_len:            # another pass follows: rewrite the text
+                for i in passed.tolist():
+                    a, b = terms[first[i]], terms[second[i]]
+                    spans[a + self.delimiter + b] = candidates[i]
+                units = _join_pairs(units, self.levels_[-1], self.delimiter)
+        self.scores_ = _ranked(tables)
+        return self
+
+    def _score_level(self, units, spans):
+        """Score one pass over ``units``; None when no pair is a candidate."""
+        terms, first, second, n_ii, freq, n_tokens = _bigram_table(units)
+        keep = n_ii >= self.min_count
+        if spans:                                   # later passes: only pairs with a phrase
+            span_len = np.fromiter((len(spans.get(t, "_")) for t in terms), np.int64,
+                                   len(terms))
+            keep &= (span_len[first] > 1) | (span_len[second] > 1)
+            keep &= span_len[first] + span_len[second] <= self.max_len
+        if not keep.any():
+            return None
+        first, second, n_ii = first[keep], second[keep], n_ii[keep]
+        scores = bigram_scores(self.measure, n_ii, freq[first], freq[second], n_tokens)
+        lefts, rights = terms[first].tolist(), terms[second].tolist()
+        if spans:
+            candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
+        else:
+            candidates = list(zip(lefts, rights))
+        ranks = _string_ranks(terms)
+        passed = (np.arange(len(scores)) if self.threshold is None
+                  else np.flatnonzero(scores > self.threshold))
+        return (candidates, scores, (ranks[first], ranks[second]), terms, first, second,
+                passed)
+
+    def transform(self, X):
+        """Rewrite documents as token lists with the learned phrases joined.
+
+        Parameters
+        ----------
+        X : iterable of list of str (or of str, with ``input != "tokens"``)
+
+        Returns
+        -------
+        tokens : list of list of str
+        """
+        check_is_fitted(self, "scores_")
+        units = self._tokens(X)
+        for level in self.levels_:
+            units = _join_pairs(units, level, self.delimiter)
+        return units

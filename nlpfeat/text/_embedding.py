@@ -1,0 +1,269 @@
+"""PMIEmbedding: word vectors from the truncated SVD of a (shifted) PPMI matrix."""
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.preprocessing import normalize
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import randomized_svd
+
+from nlpfeat._validation import (
+    Integral,
+    Interval,
+    Real,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+)
+from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._cooccurrence import count_stream, restrict
+from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._pmi import pmi
+from nlpfeat.text._pooling import KernelAttentionPooling
+from nlpfeat.text._vocabulary import count_matrix, document_frequency
+
+__all__ = ["PMIEmbedding"]
+
+_TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
+                 "token_pattern", "stemmer", "stop_words")
+
+
+class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
+                   BaseEstimator):
+    """Word embeddings from the truncated SVD of the positive PMI matrix (PPMI-SVD).
+
+    ``fit`` counts word-context co-occurrences in a window, turns them into (shifted) PPMI
+    with smoothed context counts, and keeps the top ``n_components`` singular directions,
+    ``W = U_k S_k^eig``. ``transform`` pools the vectors of each document's words into one
+    document vector.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        Dimension of the word vectors; must be below the vocabulary size.
+    window : int, default=5
+        Context window, in tokens on each side.
+    min_count : int, default=5
+        Words seen fewer times are dropped from the vocabulary.
+    alpha : float, default=0.75
+        Context-distribution smoothing (see :func:`nlpfeat.text.pmi`). Must be > 0.
+    eig : float, default=0.5
+        Weight of the singular values: ``W = U S^eig`` (0: ``U`` alone, 1: ``U S``).
+    shift : float, default=1
+        Shifted PPMI ``max(PMI - log shift, 0)``; 1 means no shift.
+    weighting : {"uniform", "harmonic"}, default="uniform"
+        Weight of a context at distance d: 1 or 1/d.
+    pooling : {"mean", "tfidf", "attention"}, default="mean"
+        Document vector: the mean of its word vectors (one term per occurrence), their
+        idf-weighted mean, or kernel attention pooling
+        (:class:`nlpfeat.text.KernelAttentionPooling` with its default parameters over
+        these vectors, fitted on the training documents).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the randomized SVD.
+    working_memory : float, default=None
+        MiB per chunk of co-occurrence counting; None uses nlpfeat's default.
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
+        The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Word -> row of ``embeddings_`` (sorted words).
+    embeddings_ : ndarray of shape (n_words, n_components)
+        The word vectors ``U_k S_k^eig``.
+    singular_values_ : ndarray of shape (n_components,)
+    idf_ : ndarray of shape (n_words,)
+        Smoothed inverse document frequencies ``log((1 + n) / (1 + df)) + 1``, for
+        ``pooling="tfidf"``.
+    attention_ : KernelAttentionPooling
+        The pooling fitted on the training documents (``pooling="attention"`` only).
+
+    See Also
+    --------
+    cooccurrence, pmi, gensim.models.Word2Vec
+
+    Notes
+    -----
+    The defaults follow Levy, Goldberg and Dagan (2015): smoothing ``alpha = 0.75``
+    helped every method; ``eig = 0.5`` (symmetric weighting) beat the textbook
+    ``U S``; and shifting PPMI, which mimics skip-gram's ``k`` negative samples and helps
+    the sparse PPMI vectors, hurt SVD, so ``shift=1`` here.
+
+    References
+    ----------
+    .. [1] O. Levy, Y. Goldberg and I. Dagan, "Improving Distributional Similarity with
+       Lessons Learned from Word Embeddings", TACL 3, 2015.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import PMIEmbedding
+    >>> docs = ["the cat sat on the mat", "the dog sat on the rug",
+    ...         "a cat and a dog", "the mat and the rug"]
+    >>> emb = PMIEmbedding(n_components=2, window=2, min_count=1, random_state=0).fit(docs)
+    >>> emb.embeddings_.shape
+    (8, 2)
+    >>> emb.transform(["the cat", "a dog"]).shape
+    (2, 2)
+    """
+
+    _parameter_constraints = {
+        **{key: TEXT_PARAMETER_CONSTRAINTS[key] for key in _TEXT_OPTIONS},
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "window": [Interval(Integral, 1, None, closed="left")],
+        "min_count": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "eig": [Interval(Real, None, None, closed="neither")],
+        "shift": [Interval(Real, 1, None, closed="left")],
+        "weighting": [StrOptions({"uniform", "harmonic"})],
+        "pooling": [StrOptions({"mean", "tfidf", "attention"})],
+        "random_state": ["random_state"],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+    }
+
+    def __init__(self, n_components=100, *, window=5, min_count=5, alpha=0.75, eig=0.5,
+                 shift=1, weighting="uniform", pooling="mean", random_state=None,
+                 working_memory=None, input="content", encoding="utf-8",
+                 decode_error="strict", lowercase=True, tokenizer="regexp",
+                 token_pattern=None, stemmer=None, stop_words=None):
+        self.n_components = n_components
+        self.window = window
+        self.min_count = min_count
+        self.alpha = alpha
+        self.eig = eig
+        self.shift = shift
+        self.weighting = weighting
+        self.pooling = pooling
+        self.random_state = random_state
+        self.working_memory = working_memory
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+
+    def _tokens(self, X):
+        tokens = self._token_fn()
+        return [tokens(doc) for doc in self._iter_docs(X)]
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn word vectors from the documents ``X``.
+
+        Parameters
+        ----------
+        X : iterable of str (or of list of str with ``input="tokens"``)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PMIEmbedding
+        """
+        rng = check_random_state(self.random_state)
+        docs = self._tokens(X)
+        check_corpus_nonempty(len(docs))
+        counts, freq, vocab = count_stream(docs, self.window, weighting=self.weighting,
+                                           working_memory=self.working_memory)
+        counts, _, self.vocabulary_ = restrict(counts, freq, vocab, self.min_count)
+        n_words = len(self.vocabulary_)
+        if self.n_components >= n_words:
+            raise ValueError(
+                f"n_components={self.n_components} must be smaller than the vocabulary size "
+                f"({n_words} words seen at least min_count={self.min_count} times). Lower "
+                f"n_components, lower min_count or fit on a larger corpus.")
+        kind = "ppmi" if self.shift == 1 else "sppmi"
+        scores = pmi(counts + counts.T, kind, alpha=self.alpha, shift=self.shift)
+        U, S, _ = randomized_svd(scores, self.n_components, random_state=rng)
+        self.singular_values_ = S
+        self.embeddings_ = U * S**self.eig                  # (n_words, n_components)
+        doc_term, _ = count_matrix(docs, self.vocabulary_)
+        self.idf_ = np.log((1.0 + len(docs)) / (1.0 + document_frequency(doc_term))) + 1.0
+        if self.pooling == "attention":     # the tokens are processed already: no lowercase
+            self.attention_ = KernelAttentionPooling(
+                self, input="tokens", lowercase=False,
+                working_memory=self.working_memory).fit(docs)
+        return self
+
+    @property
+    def _n_features_out(self):
+        return self.n_components
+
+    def transform(self, X):
+        """Pool the word vectors of each document into one vector.
+
+        Parameters
+        ----------
+        X : iterable of str (or of list of str with ``input="tokens"``)
+
+        Returns
+        -------
+        vectors : ndarray of shape (n_documents, n_components)
+            Zero for a document without any known word.
+        """
+        check_is_fitted(self, "embeddings_")
+        docs = self._tokens(X)
+        if self.pooling == "attention":
+            return self.attention_.transform(docs)
+        weights, _ = count_matrix(docs, self.vocabulary_, dtype=np.float64)
+        if self.pooling == "tfidf":
+            weights = weights.multiply(self.idf_).tocsr()
+        weights = normalize(weights, norm="l1")             # rows: convex weights (or 0)
+        return np.asarray(weights @ self.embeddings_)
+
+    def _unit_vectors(self):
+        return normalize(self.embeddings_)
+
+    def _row(self, word):
+        try:
+            return self.vocabulary_[word]
+        except KeyError:
+            raise KeyError(f"word {word!r} is not in the vocabulary of this PMIEmbedding "
+                           f"({len(self.vocabulary_)} words seen at least "
+                           f"min_count={self.min_count} times).") from None
+
+    def most_similar(self, word, topn=10):
+        """The ``topn`` words with the highest cosine similarity to ``word``.
+
+        Parameters
+        ----------
+        word : str
+        topn : int, default=10
+
+        Returns
+        -------
+        neighbours : list of (str, float)
+            Best first, ``word`` itself excluded (gensim's format).
+
+        Raises
+        ------
+        KeyError
+            If ``word`` is not in the vocabulary.
+        """
+        check_is_fitted(self, "embeddings_")
+        row = self._row(word)
+        unit = self._unit_vectors()
+        sims = unit @ unit[row]
+        sims[row] = -np.inf
+        topn = min(int(topn), len(sims) - 1)
+        best = np.argpartition(-sims, topn - 1)[:topn] if topn > 0 else np.empty(0, int)
+        best = best[np.argsort(-sims[best], kind="stable")]
+        words = np.empty(len(self.vocabulary_), dtype=object)
+        words[list(self.vocabulary_.values())] = list(self.vocabulary_)
+        return [(words[i], float(sims[i])) for i in best]
+
+    def similarity(self, word1, word2):
+        """Cosine similarity of two words' vectors (KeyError for an unknown word)."""
+        check_is_fitted(self, "embeddings_")
+        a, b = self.embeddings_[self._row(word1)], self.embeddings_[self._row(word2)]
+        norm = np.linalg.norm(a) * np.linalg.norm(b)
+        return float(a @ b / norm) if norm > 0 else 0.0
+
+    def to_keyedvectors(self):
+        """The word vectors as gensim ``KeyedVectors`` (needs gensim)."""
+        check_is_fitted(self, "embeddings_")
+        from gensim.models import KeyedVectors
+
+        kv = KeyedVectors(vector_size=self.embeddings_.shape[1])
+        kv.add_vectors(list(self.vocabulary_), self.embeddings_)
+        return kv

@@ -1,0 +1,192 @@
+"""Collocations: parity with nltk and gensim on the Wikipedia sample, merging, bad input."""
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.utils import estimator_checks
+
+from nlpfeat.text import Collocations
+
+MIN_COUNT = 3
+NLTK_MEASURES = {"pmi": "pmi", "llr": "likelihood_ratio", "chi_sq": "chi_sq",
+                 "t": "student_t", "dice": "dice"}
+
+
+@pytest.fixture(scope="module")
+def wiki_tokens():
+    from nlpfeat.datasets import load_wiki_sample
+
+    return [doc.split() for doc in load_wiki_sample().data]
+
+
+@pytest.fixture(scope="module")
+def nltk_finder(wiki_tokens):
+    collocations = pytest.importorskip("nltk.collocations")
+    # from_documents pads each document, so no bigram joins two documents (our rule)
+    finder = collocations.BigramCollocationFinder.from_documents(wiki_tokens)
+    finder.apply_freq_filter(MIN_COUNT)
+    return finder
+
+
+@pytest.mark.parametrize("measure", sorted(NLTK_MEASURES))
+def test_scores_equal_nltk(wiki_tokens, nltk_finder, measure):
+    from nltk.metrics import BigramAssocMeasures
+
+    expected = nltk_finder.score_ngrams(getattr(BigramAssocMeasures, NLTK_MEASURES[measure]))
+    got = Collocations(measure, min_count=MIN_COUNT, lowercase=False).fit(wiki_tokens).scores_
+    assert len(got) == len(expected) > 5000
+    assert [pair for pair, _ in got] == [pair for pair, _ in expected]   # same ranking
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in expected],
+                               rtol=1e-9, atol=1e-9)
+
+
+def test_count_equals_nltk_bigram_frequencies(wiki_tokens, nltk_finder):
+    got = dict(Collocations("count", min_count=MIN_COUNT, lowercase=False)
+               .fit(wiki_tokens).scores_)
+    assert got == {pair: float(n) for pair, n in nltk_finder.ngram_fd.items()}
+
+
+def test_npmi_equals_gensim_phrases(wiki_tokens):
+    phrases = pytest.importorskip("gensim.models.phrases")
+    model = phrases.Phrases(wiki_tokens, min_count=MIN_COUNT, threshold=-1.0, scoring="npmi")
+    expected = model.export_phrases()
+    got = Collocations("npmi", min_count=MIN_COUNT, lowercase=False).fit(wiki_tokens).scores_
+    assert len(got) == len(expected)
+    got = {"_".join(pair): score for pair, score in got}
+    keys = sorted(expected)
+    np.testing.assert_allclose([got[k] for k in keys], [expected[k] for k in keys],
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_transform_equals_gensim_phrases(wiki_tokens):
+    phrases = pytest.importorskip("gensim.models.phrases")
+    docs = wiki_tokens[:120]
+    model = phrases.Phrases(docs, min_count=MIN_COUNT, threshold=0.5, scoring="npmi")
+    coll = Collocations("npmi", min_count=MIN_COUNT, threshold=0.5, lowercase=False).fit(docs)
+    assert coll.transform(docs) == [model[doc] for doc in docs]
+
+
+def test_never_pairs_across_documents():
+    coll = Collocations("count", min_count=1).fit([["a", "b"], ["c", "d"], ["e"]])
+    assert dict(coll.scores_) == {("a", "b"): 1.0, ("c", "d"): 1.0}
+    assert coll.transform([["b", "c"]]) == [["b", "c"]]
+
+
+def test_llr_is_finite_on_tables_with_zero_cells():
+    nltk_metrics = pytest.importorskip("nltk.metrics")
+    docs = [["new", "york"]] * 3                    # only the (new, york) cell is non-zero
+    (pair, score), = Collocations("llr", min_count=1).fit(docs).scores_
+    assert np.isfinite(score) and score >= 0
+    expected = nltk_metrics.BigramAssocMeasures.likelihood_ratio(3, (3, 3), 6)
+    np.testing.assert_allclose(score, expected, rtol=1e-12)
+
+
+def test_repeated_merging_builds_longer_phrases():
+    docs = [["i", "love", "new", "york", "city"], ["new", "york", "city", "hall"],
+            ["the", "new", "york", "city", "subway"], ["old", "town"]] * 3
+    coll = Collocations("count", min_count=3, threshold=3.5, max_len=3).fit(docs)
+    scores = dict(coll.scores_)
+    assert scores[("new", "york")] == 9.0 and scores[("new", "york", "city")] == 9.0
+    assert coll.transform([["new", "york", "city", "now"]]) == [["new_york_city", "now"]]
+    bigrams = Collocations("count", min_count=3, threshold=3.5).fit(docs)
+    assert bigrams.transform([["new", "york", "city"]]) == [["new_york", "york_city"][:1]
+                                                            + ["city"]]
+
+
+def test_greedy_left_to_right_joining():
+    coll = Collocations("count", min_count=1).fit([["a", "a", "a", "a", "a"]])
+    assert coll.transform([["a"] * 5]) == [["a_a", "a_a", "a"]]
+
+
+def test_threshold_selects_phrases():
+    docs = [["new", "york"], ["new", "york"], ["new", "car"], ["red", "car"]] * 2
+    coll = Collocations("npmi", min_count=2, threshold=0.5).fit(docs)
+    assert len(coll.scores_) == 3                  # threshold never filters scores_
+    assert coll.transform([["new", "york", "new", "car"]]) == [["new_york", "new", "car"]]
+
+
+def test_string_input_uses_text_options():
+    coll = Collocations("count", min_count=2, input="content", stop_words="english")
+    coll.fit(["The New York subway", "in New York today"])
+    assert coll.transform(["New York is big"]) == [["new_york", "big"]]
+
+
+def test_pipeline_before_a_bag_of_words():
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    docs = [["new", "york", "is", "big"], ["i", "love", "new", "york"]] * 3
+    pipe = make_pipeline(Collocations("npmi", min_count=2, threshold=0.9),
+                         CountVectorizer(analyzer=list)).fit(docs)
+    assert "new_york" in pipe[-1].vocabulary_ and "new" not in pipe[-1].vocabulary_
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcd"), max_size=10), min_size=1, max_size=6))
+def test_property_transform_only_joins_and_counts_are_right(docs):
+    if not any(docs):
+        return
+    coll = Collocations("count", min_count=1).fit(docs)
+    expected = {}
+    for doc in docs:
+        for pair in zip(doc, doc[1:]):
+            expected[pair] = expected.get(pair, 0.0) + 1.0
+    assert dict(coll.scores_) == expected
+    out = coll.transform(docs)
+    assert [[t for token in doc for t in token.split("_")] for doc in out] == docs
+
+
+def test_clone_and_pickle_round_trip(wiki_tokens):
+    coll = Collocations("pmi", min_count=5, threshold=8).fit(wiki_tokens[:30])
+    again = pickle.loads(pickle.dumps(coll))
+    assert again.scores_ == coll.scores_
+    assert again.transform(wiki_tokens[:2]) == coll.transform(wiki_tokens[:2])
+    assert clone(coll).get_params() == coll.get_params()
+
+
+@pytest.mark.parametrize("check", [
+    estimator_checks.check_no_attributes_set_in_init,
+    estimator_checks.check_parameters_default_constructible,
+    estimator_checks.check_get_params_invariance,
+    estimator_checks.check_set_params,
+    estimator_checks.check_estimator_repr,
+    estimator_checks.check_estimator_cloneable,
+    estimator_checks.check_mixin_order,
+    estimator_checks.check_valid_tag_types,
+])
+def test_sklearn_api_checks(check):
+    # parametrize_with_checks yields no check for an estimator whose input tag is string
+    # only (scikit-learn skips it: its checks feed numeric arrays); the API checks that
+    # need no data run here.
+    estimator = Collocations()
+    check(type(estimator).__name__, estimator)
+
+
+def test_not_fitted_raises():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        Collocations().transform([["a"]])
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"min_count": 0}, "'min_count' parameter of Collocations"),
+    ({"max_len": 1}, "'max_len' parameter of Collocations"),
+    ({"measure": "fisher"}, "'measure' parameter of Collocations"),
+])
+def test_bad_parameters_raise(params, message):
+    with pytest.raises(ValueError, match=message):
+        Collocations(**params).fit([["a", "b"]])
+
+
+def test_bad_document_raises_type_error():
+    with pytest.raises(TypeError, match="Document 1"):
+        Collocations().fit([["a", "b"], "a b"])
+
+
+def test_empty_corpus_raises():
+    with pytest.raises(ValueError, match="no documents|empty"):
+        Collocations().fit([])
