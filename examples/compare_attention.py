@@ -75,6 +75,7 @@ def save_heatmaps(maps, X, queries, out):
                    ylabel="query x")
     step_q, step_x = max(1, len(queries) // 5), max(1, len(order) // 5)
     for ax in axes:
+        ax.images[0].set_clim(0.0, stack.max())  # one colour scale for every panel
         ax.set_yticks(np.arange(0, len(queries), step_q),
                       labels=[f"{q:.1f}" for q in queries[::step_q, 0]])
         ax.set_xticks(np.arange(0, len(order), step_x),
