@@ -8,7 +8,11 @@ from nlpfeat.text._collocations import Collocations
 from nlpfeat.text._cooccurrence import cooccurrence
 from nlpfeat.text._embedding import PMIEmbedding
 from nlpfeat.text._pmi import pmi
+from nlpfeat.text._bow import BagOfWords
+from nlpfeat.text._positional import PositionalBagOfWords
+from nlpfeat.text._tfidf import TfidfVectorizer
 
 __all__ = ["KernelAttentionPooling", "LocallyWeightedBagOfWords", "TopicModel",
            "coherence_scorer", "topic_coherence",
-           "Collocations", "PMIEmbedding", "cooccurrence", "pmi"]
+           "Collocations", "PMIEmbedding", "cooccurrence", "pmi",
+           "BagOfWords", "PositionalBagOfWords", "TfidfVectorizer"]

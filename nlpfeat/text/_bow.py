@@ -1,0 +1,277 @@
+"""Bag of words: the counting vectorizer every nlpfeat text vectorizer is built on.
+
+``CountingVectorizerMixin`` is the fit/transform skeleton shared by ``BagOfWords``,
+``PositionalBagOfWords`` and ``TfidfVectorizer``: documents -> features (``TextMixin``) ->
+counts and vocabulary (``count_matrix``) -> pruning (``prune_vocabulary``).
+"""
+from collections.abc import Mapping
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.preprocessing import normalize
+
+from nlpfeat._validation import (
+    HasMethods,
+    Integral,
+    Interval,
+    RealNotInt,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+)
+from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._vocabulary import (
+    check_df_bounds,
+    check_vocabulary,
+    count_matrix,
+    prune_vocabulary,
+    terms_in_column_order,
+)
+
+__all__ = ["BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS"]
+
+_DF_CONSTRAINT = [Interval(RealNotInt, 0, 1, closed="both"), Interval(Integral, 1, None, closed="left")]
+
+COUNTING_PARAMETER_CONSTRAINTS = {
+    **TEXT_PARAMETER_CONSTRAINTS,
+    "min_df": _DF_CONSTRAINT,
+    "max_df": _DF_CONSTRAINT,
+    "max_features": [Interval(Integral, 1, None, closed="left"), None],
+    "vocabulary": [Mapping, HasMethods("__iter__"), None],
+    "binary": ["boolean"],
+    "dtype": "no_validation",  # checked by numpy when the matrix is cast
+}
+
+
+class CountingVectorizerMixin(TextMixin):
+    """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
+
+    def _feature_fn(self):
+        """Callable doc -> list of features; subclasses may override (positions, ...)."""
+        return self.build_analyzer()
+
+    def _check_params_at_fit(self):
+        self._check_text_params()
+        check_df_bounds(self.min_df, self.max_df)
+
+    def _fit_counts(self, X, dtype=np.int64):
+        """Count ``X``, learn (or check) the vocabulary, prune it; set ``vocabulary_``."""
+        self._check_params_at_fit()
+        fixed = None if self.vocabulary is None else check_vocabulary(self.vocabulary)
+        analyze = self._feature_fn()
+        counts, vocabulary = count_matrix(map(analyze, self._iter_docs(X)), fixed, dtype=dtype)
+        check_corpus_nonempty(counts.shape[0])
+        if fixed is None:
+            if not vocabulary:
+                raise ValueError(
+                    "Empty vocabulary: the documents produced no features. They may hold only "
+                    f"stop words (stop_words={self.stop_words!r}) or tokens that the tokenizer "
+                    f"(tokenizer={self.tokenizer!r}, token_pattern={self.token_pattern!r}) drops."
+                )
+            if self.binary:
+                counts.data.fill(1)
+            counts, vocabulary = prune_vocabulary(
+                counts, vocabulary, min_df=self.min_df, max_df=self.max_df,
+                max_features=self.max_features,
+            )
+        self.vocabulary_ = vocabulary
+        self.fixed_vocabulary_ = fixed is not None
+        return counts
+
+    def _transform_counts(self, X, dtype=np.int64):
+        """Count ``X`` against the fitted vocabulary (unseen features are ignored)."""
+        check_is_fitted(self, "vocabulary_")
+        analyze = self._feature_fn()
+        counts, _ = count_matrix(map(analyze, self._iter_docs(X)), self.vocabulary_, dtype=dtype)
+        if self.binary:
+            counts.data.fill(1)
+        return counts
+
+    def get_feature_names_out(self, input_features=None):
+        """Feature names (the terms) in column order.
+
+        Parameters
+        ----------
+        input_features : ignored
+            Present for API consistency with scikit-learn transformers.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self, "vocabulary_")
+        return np.asarray(terms_in_column_order(self.vocabulary_), dtype=object)
+
+
+def _finish_counts(counts, *, norm, dtype):
+    """Cast counts to ``dtype`` and normalise rows; a norm needs floats (float64 by default)."""
+    if norm is None:
+        return counts.astype(dtype, copy=False)
+    if not np.issubdtype(np.dtype(dtype), np.floating):
+        dtype = np.float64
+    return normalize(counts.astype(dtype, copy=False), norm=norm, copy=False)
+
+
+class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
+    """Convert documents to a sparse matrix of feature counts (bag of words or n-grams).
+
+    The nlpfeat counterpart of scikit-learn's ``CountVectorizer`` (same matrix and feature
+    names with equivalent settings), with CJK-aware tokenization, named tokenizers, stemming,
+    Chinese stop words and optional row normalisation.
+
+    Parameters
+    ----------
+    input : {"content", "filename", "file", "tokens"}, default="content"
+        What the documents are: text (``str``/``bytes``), file names, open files, or lists of
+        tokens that are used as given (no tokenizer).
+    encoding : str, default="utf-8"
+        Encoding used to decode ``bytes``.
+    decode_error : {"strict", "ignore", "replace"}, default="strict"
+        What to do with bytes ``encoding`` cannot decode; ``"strict"`` raises an error naming
+        the document.
+    lowercase : bool, default=True
+        Lowercase the text before tokenizing.
+    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"} or callable, \
+            default="regexp"
+        How to split a document into tokens. ``"regexp"`` makes every CJK ideograph a token and
+        otherwise finds runs of two or more word characters, exactly like scikit-learn's
+        default ``token_pattern``. ``"jieba"`` needs ``pip install "nlpfeat[zh]"``.
+    token_pattern : str or None, default=None
+        Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default).
+    stemmer : {"porter", "snowball"}, callable or None, default=None
+        Stem each token (nltk's Porter or English Snowball stemmer, or a callable).
+    stop_words : {"english", "chinese"}, list or None, default=None
+        Tokens to remove (after lowercasing, before stemming and n-grams).
+    ngram_range : tuple (min_n, max_n), default=(1, 1)
+        Word or character n-grams with ``min_n <= n <= max_n``.
+    analyzer : {"word", "char", "char_wb"} or callable, default="word"
+        Features are word n-grams, character n-grams, or character n-grams inside word
+        boundaries; a callable maps one decoded document to its features.
+    binary : bool, default=False
+        Record presence (1) instead of counts.
+    norm : {"l1", "l2"} or None, default=None
+        Normalise each row: ``"l1"`` gives term frequencies, ``"l2"`` unit Euclidean length.
+    min_df, max_df : float in [0, 1] or int, default=1 and 1.0
+        Keep terms found in at least ``min_df`` and at most ``max_df`` documents (a float is a
+        proportion of the documents). Ignored with a fixed ``vocabulary``.
+    max_features : int or None, default=None
+        Keep only the ``max_features`` terms most frequent over the corpus.
+    vocabulary : mapping or iterable of str, default=None
+        Fixed term -> column mapping (or list of terms); ``None`` learns it from the corpus.
+    dtype : numpy dtype, default=np.int64
+        Type of the returned matrix (float64 when ``norm`` is set and ``dtype`` is integral).
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Term -> column index (columns in sorted term order when learned).
+    fixed_vocabulary_ : bool
+        Whether ``vocabulary`` was given.
+
+    See Also
+    --------
+    TfidfVectorizer : Reweight the counts by inverse document frequency.
+    PositionalBagOfWords : Count (position, term) pairs.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import BagOfWords
+    >>> bow = BagOfWords()
+    >>> X = bow.fit_transform(["the fat cat sat on the mat", "我爱NLP和machine learning"])
+    >>> bow.get_feature_names_out().tolist()
+    ['cat', 'fat', 'learning', 'machine', 'mat', 'nlp', 'on', 'sat', 'the', '和', '我', '爱']
+    >>> X.toarray()
+    array([[1, 1, 0, 0, 1, 0, 1, 1, 2, 0, 0, 0],
+           [0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 1]])
+    """
+
+    _parameter_constraints = {
+        **COUNTING_PARAMETER_CONSTRAINTS,
+        "norm": [StrOptions({"l1", "l2"}), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        lowercase=True,
+        tokenizer="regexp",
+        token_pattern=None,
+        stemmer=None,
+        stop_words=None,
+        ngram_range=(1, 1),
+        analyzer="word",
+        binary=False,
+        norm=None,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        dtype=np.int64,
+    ):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+        self.ngram_range = ngram_range
+        self.analyzer = analyzer
+        self.binary = binary
+        self.norm = norm
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.dtype = dtype
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the vocabulary of the documents ``X`` (an iterable, consumed once).
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        self : BagOfWords
+        """
+        self._fit_counts(X)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn the vocabulary and return the document-term matrix (one pass over ``X``).
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+        """
+        counts = self._fit_counts(X)
+        return _finish_counts(counts, norm=self.norm, dtype=self.dtype)
+
+    def transform(self, X):
+        """Count the features of ``X`` in the fitted vocabulary (unseen ones are ignored).
+
+        Parameters
+        ----------
+        X : iterable of documents
+
+        Returns
+        -------
+        X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+        """
+        counts = self._transform_counts(X)
+        return _finish_counts(counts, norm=self.norm, dtype=self.dtype)

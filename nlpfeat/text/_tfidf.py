@@ -1,0 +1,311 @@
+"""TF-IDF and its relatives (SMART schemes, Okapi BM25, log-entropy) as one text vectorizer."""
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.preprocessing import normalize
+
+from nlpfeat._validation import Interval, Real, StrOptions, fit_context
+from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
+from nlpfeat.text._vocabulary import document_frequency, terms_in_column_order
+from nlpfeat.text._weighting import (
+    bm25_idf,
+    bm25_weights,
+    log_entropy_global,
+    pivoted_normalize,
+    resolve_smartirs,
+    row_of_entries,
+    sklearn_idf,
+    smart_global,
+    smart_local,
+)
+
+__all__ = ["TfidfVectorizer"]
+
+
+class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
+    r"""Convert documents to a sparse matrix of TF-IDF (or SMART, BM25, log-entropy) weights.
+
+    With default settings the output equals scikit-learn's ``TfidfVectorizer``; ``smartirs``
+    reproduces gensim's ``TfidfModel(smartirs=...)``, ``weighting="bm25"`` gensim's
+    ``OkapiBM25Model`` (with ``norm=None``) and ``weighting="logentropy"`` gensim's
+    ``LogEntropyModel``. All text options of :class:`BagOfWords` apply.
+
+    Parameters
+    ----------
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
+ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
+        As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
+    dtype : {np.float64, np.float32}, default=np.float64
+        Type of the returned matrix (weights are computed in float64).
+    norm : {"l1", "l2"} or None, default="l2"
+        Row normalisation after weighting (ignored when ``smartirs`` is set: its third letter
+        decides).
+    use_idf, smooth_idf, sublinear_tf : bool, default=True, True, False
+        scikit-learn's options for ``weighting="tfidf"`` without ``smartirs``.
+    smartirs : str or None, default=None
+        gensim's SMART triple (local, global, normalisation letters), e.g. ``"ntc"``, ``"ltc"``,
+        ``"Lpc"``. Local: ``b`` binary, ``n``/``t`` raw, ``a`` augmented, ``l`` logarithm,
+        ``d`` double logarithm, ``L`` log average; global: ``n``/``x`` none, ``f`` idf, ``t``
+        zero-corrected idf, ``p`` probabilistic idf; normalisation: ``n``/``x`` none, ``c``
+        cosine, ``u`` pivoted unique, ``b`` pivoted character length (logarithms base 2).
+    weighting : {"tfidf", "bm25", "logentropy"}, default="tfidf"
+        The weighting scheme.
+    k1, b, epsilon : float, default=1.5, 0.75, 0.25
+        Okapi BM25 parameters (gensim's meaning; ``epsilon`` floors negative idfs).
+    pivot : float or None, default=None
+        Pivot of pivoted length normalisation for ``smartirs`` (gensim's meaning): rows are
+        divided by ``(1 - slope) * pivot + slope * old_norm``. ``None`` with normalisation
+        ``u`` or ``b`` learns it from the training corpus, as gensim does.
+    slope : float in [0, 1], default=0.25
+        Slope of pivoted normalisation.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Term -> column index.
+    fixed_vocabulary_ : bool
+    idf_ : ndarray of shape (n_terms,)
+        The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
+        weight; ones when ``use_idf=False``).
+    pivot_ : float or None
+        The pivot used with ``smartirs`` (None when rows are not pivot-normalised).
+    avgdl_ : float
+        Mean document length in tokens of the vocabulary (``weighting="bm25"`` only).
+
+    Notes
+    -----
+    scikit-learn's weighting (the default): :math:`w_{td} = tf_{td} \cdot idf_t`,
+    :math:`idf_t = \ln\frac{1 + n}{1 + df_t} + 1`, then each row is scaled to unit L2 norm.
+    Okapi BM25: :math:`w_{td} = idf_t \frac{tf_{td}(k_1 + 1)}{tf_{td} + k_1(1 - b + b|d|/avgdl)}`
+    with :math:`idf_t = \ln(n - df_t + 0.5) - \ln(df_t + 0.5)`. Log-entropy:
+    :math:`w_{td} = \ln(1 + tf_{td})\,(1 + \sum_j p_{tj}\ln p_{tj} / \ln(n + 1))`,
+    :math:`p_{tj} = tf_{tj}/\sum_j tf_{tj}`.
+
+    References
+    ----------
+    .. [1] Salton, G. and Buckley, C. (1988). Term-weighting approaches in automatic text
+       retrieval. *Information Processing & Management*, 24(5), 513-523.
+    .. [2] Singhal, A., Buckley, C. and Mitra, M. (1996). Pivoted document length
+       normalization. *SIGIR*.
+    .. [3] Robertson, S. E. et al. (1995). Okapi at TREC-3. *NIST Special Publication 500-226*.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import TfidfVectorizer
+    >>> docs = ["the cat sat", "the dog sat", "the cat ran"]
+    >>> tfidf = TfidfVectorizer().fit(docs)
+    >>> tfidf.get_feature_names_out().tolist()
+    ['cat', 'dog', 'ran', 'sat', 'the']
+    >>> tfidf.idf_.round(3)
+    array([1.288, 1.693, 1.693, 1.288, 1.   ])
+    >>> tfidf.transform(["the cat"]).toarray().round(3)
+    array([[0.79 , 0.   , 0.   , 0.   , 0.613]])
+    >>> TfidfVectorizer(smartirs="nfc").fit_transform(docs).toarray().round(3)[0]
+    array([0.707, 0.   , 0.   , 0.707, 0.   ])
+    """
+
+    _parameter_constraints = {
+        **COUNTING_PARAMETER_CONSTRAINTS,
+        "norm": [StrOptions({"l1", "l2"}), None],
+        "use_idf": ["boolean"],
+        "smooth_idf": ["boolean"],
+        "sublinear_tf": ["boolean"],
+        "smartirs": [str, None],
+        "weighting": [StrOptions({"tfidf", "bm25", "logentropy"})],
+        "k1": [Interval(Real, 0, None, closed="left")],
+        "b": [Interval(Real, 0, 1, closed="both")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "pivot": [Interval(Real, 0, None, closed="neither"), None],
+        "slope": [Interval(Real, 0, 1, closed="both")],
+    }
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        lowercase=True,
+        tokenizer="regexp",
+        token_pattern=None,
+        stemmer=None,
+        stop_words=None,
+        ngram_range=(1, 1),
+        analyzer="word",
+        binary=False,
+        dtype=np.float64,
+        norm="l2",
+        use_idf=True,
+        smooth_idf=True,
+        sublinear_tf=False,
+        smartirs=None,
+        weighting="tfidf",
+        k1=1.5,
+        b=0.75,
+        epsilon=0.25,
+        pivot=None,
+        slope=0.25,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+    ):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.lowercase = lowercase
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+        self.ngram_range = ngram_range
+        self.analyzer = analyzer
+        self.binary = binary
+        self.dtype = dtype
+        self.norm = norm
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.sublinear_tf = sublinear_tf
+        self.smartirs = smartirs
+        self.weighting = weighting
+        self.k1 = k1
+        self.b = b
+        self.epsilon = epsilon
+        self.pivot = pivot
+        self.slope = slope
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+
+    def _check_params_at_fit(self):
+        super()._check_params_at_fit()
+        if self.smartirs is not None:
+            resolve_smartirs(self.smartirs)
+            if self.weighting != "tfidf":
+                raise ValueError(
+                    f"smartirs={self.smartirs!r} defines a tf-idf scheme and cannot be combined "
+                    f"with weighting={self.weighting!r}; set smartirs=None or weighting='tfidf'."
+                )
+        elif self.pivot is not None:
+            raise ValueError(
+                f"pivot={self.pivot!r} applies to SMART weighting only; set smartirs (e.g. 'ntc') "
+                f"or pivot=None."
+            )
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the vocabulary and the global term weights of ``X`` (consumed once).
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        self : TfidfVectorizer
+        """
+        self._fit_weights(self._fit_counts(X, dtype=np.float64))
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn vocabulary and weights, and return the weighted matrix (one pass over ``X``).
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+        """
+        counts = self._fit_counts(X, dtype=np.float64)
+        self._fit_weights(counts)
+        return self._weigh(counts)
+
+    def transform(self, X):
+        """Weight the term counts of ``X`` (features outside the vocabulary are ignored).
+
+        Parameters
+        ----------
+        X : iterable of documents
+
+        Returns
+        -------
+        X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+        """
+        return self._weigh(self._transform_counts(X, dtype=np.float64))
+
+    def _fit_weights(self, counts):
+        n_documents = counts.shape[0]
+        df = document_frequency(counts)
+        self.pivot_ = None
+        if self.weighting == "bm25":
+            self.idf_ = bm25_idf(df, n_documents, self.epsilon)
+            self.avgdl_ = float(counts.sum()) / n_documents
+        elif self.weighting == "logentropy":
+            self.idf_ = log_entropy_global(counts)
+        elif self.smartirs is not None:
+            scheme = resolve_smartirs(self.smartirs)
+            self.idf_ = smart_global(df, n_documents, scheme[1])
+            self.pivot_ = self._fit_pivot(scheme[2], counts)
+        elif self.use_idf:
+            self.idf_ = sklearn_idf(df, n_documents, self.smooth_idf)
+        else:
+            self.idf_ = np.ones(counts.shape[1])
+
+    def _fit_pivot(self, norm_letter, counts):
+        """gensim's pivot: given, or learned for ``u`` (mean unique terms) / ``b`` (characters)."""
+        if self.pivot is not None:
+            return float(self.pivot)
+        if norm_letter == "u":
+            return counts.nnz / counts.shape[0]
+        if norm_letter == "b":
+            term_totals = np.bincount(counts.indices, weights=counts.data, minlength=counts.shape[1])
+            return float(term_totals @ (self._term_lengths() + 1.0)) / counts.shape[0]
+        return None
+
+    def _term_lengths(self):
+        terms = terms_in_column_order(self.vocabulary_)
+        return np.fromiter(map(len, terms), dtype=np.float64, count=len(terms))
+
+    def _weigh(self, counts):
+        """Turn a fresh float64 count matrix into weights, in place."""
+        if self.weighting == "bm25":
+            doc_length = np.asarray(counts.sum(axis=1)).ravel()
+            X = bm25_weights(counts, self.idf_, doc_length, self.avgdl_, self.k1, self.b)
+        elif self.weighting == "logentropy":
+            counts.data = np.log1p(counts.data) * self.idf_[counts.indices]
+            X = counts
+        elif self.smartirs is not None:
+            return self._weigh_smart(counts).astype(self.dtype, copy=False)
+        else:
+            X = counts
+            if self.sublinear_tf:
+                np.log(X.data, X.data)
+                X.data += 1.0
+            if self.use_idf:
+                X.data *= self.idf_[X.indices]
+        if self.norm is not None:
+            X = normalize(X, norm=self.norm, copy=False)
+        return X.astype(self.dtype, copy=False)
+
+    def _weigh_smart(self, counts):
+        local, _, norm_letter = resolve_smartirs(self.smartirs)
+        if norm_letter == "b" and self.pivot_ is not None:
+            char_lengths = (self._term_lengths() + 1.0)[counts.indices] * counts.data
+            old_norm = np.bincount(row_of_entries(counts), weights=char_lengths,
+                                   minlength=counts.shape[0])
+        X = smart_local(counts, local)
+        X.data *= self.idf_[X.indices]
+        X.eliminate_zeros()  # gensim drops terms whose global weight is 0
+        if self.pivot_ is None:
+            return normalize(X, norm="l2", copy=False) if norm_letter == "c" else X
+        if norm_letter == "u":
+            old_norm = np.diff(X.indptr).astype(np.float64)
+        elif norm_letter in "nc":
+            old_norm = np.sqrt(np.bincount(row_of_entries(X), weights=X.data**2,
+                                           minlength=X.shape[0]))
+        return pivoted_normalize(X, old_norm, self.pivot_, self.slope)
