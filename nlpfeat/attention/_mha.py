@@ -2,8 +2,6 @@
 import numpy as np
 
 from nlpfeat.attention._functional import (
-    additive_score,
-    additive_score_backward,
     attention_dropout,
     attention_dropout_backward,
     causal_mask,
@@ -16,6 +14,7 @@ from nlpfeat.attention._functional import (
 from nlpfeat.attention._init import check_rng, init_array, uniform_fan_in
 from nlpfeat.attention._layers import Layer, check_input
 from nlpfeat.attention._positional import apply_rope, apply_rope_backward, rope_cos_sin
+from nlpfeat.attention._scores import additive_score, additive_score_backward
 
 __all__ = ["MultiHeadAttention"]
 

@@ -1,6 +1,7 @@
 """Attention functions with hand-written backward passes (public namespace).
 
-See :mod:`nlpfeat.attention._functional` for the implementations.
+Implemented in :mod:`nlpfeat.attention._functional` (softmax, Sinkhorn, masks, dropout,
+loss) and :mod:`nlpfeat.attention._scores` (scoring functions).
 """
 import numpy as np  # noqa: F401  (doctests use np)
 
