@@ -135,7 +135,7 @@ def _loo_weights(kern, metric, D2, delta, base, h, scale):
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
-            max_iter=200):
+            max_iter=100):
     """Per-feature bandwidths minimising the LOO loss by L-BFGS on ``log h``.
 
     The analytic gradient: with normalised weights ``w_ij``, predictions

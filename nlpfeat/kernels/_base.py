@@ -13,10 +13,12 @@ from nlpfeat.kernels._pairwise import check_bandwidth
 
 __all__ = ["EmptySupportWarning", "NadarayaWatsonMixin"]
 
-#: ``algorithm="auto"`` uses the KD-tree for compact kernels from this many training rows.
-TREE_MIN_SAMPLES = 20_000
-#: ... and up to this many features (trees lose to brute force in high dimension).
+#: ``algorithm="auto"`` uses the KD-tree for compact kernels from this many training rows,
+TREE_MIN_SAMPLES = 5_000
+#: up to this many features (trees lose to brute force in high dimension),
 TREE_MAX_FEATURES = 3
+#: and when the support box covers at most this fraction of the data's bounding box.
+TREE_MAX_FRACTION = 0.05
 
 
 class EmptySupportWarning(UserWarning):
@@ -66,6 +68,11 @@ class NadarayaWatsonMixin:
             return self.algorithm
         use_tree = (kern.compact and not sparse.issparse(X) and self.metric != "cosine"
                     and X.shape[1] <= TREE_MAX_FEATURES and X.shape[0] >= TREE_MIN_SAMPLES)
+        if use_tree:  # few neighbours per query: the support is small relative to the data
+            span = np.ptp(X, axis=0)
+            side = 2.0 * kern.radius * np.broadcast_to(self.bandwidth_, span.shape)
+            use_tree = np.prod(np.minimum(1.0, side / np.where(span > 0, span, np.inf))) \
+                <= TREE_MAX_FRACTION
         return "tree" if use_tree else "brute"
 
     def _fit_index(self, X, Y, *, reg_type, loss):

@@ -34,7 +34,8 @@ _COMMON_PARAMS = """kernel : str, Kernel or callable, default="gaussian"
     algorithm : {"auto", "tree", "brute"}, default="auto"
         ``"tree"``: KD-tree radius queries (compact kernels, dense input); ``"brute"``:
         chunked dense computation; ``"auto"``: the tree for a compact kernel with at most
-        3 features and at least 20 000 training rows.
+        3 features, at least 5 000 training rows and a support box covering at most 5%
+        of the data's bounding box (few neighbours per query).
     on_empty : {"nearest", "mean", "nan", "raise"}, default="nearest"
         What a query with no training point inside a compact kernel's support gets:
         its nearest training point (one :class:`EmptySupportWarning` counting such
@@ -185,7 +186,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
 
 class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimator):
-    __doc__ = f"""Nadaraya-Watson classifier: class probabilities are kernel-weighted class frequencies.
+    __doc__ = f"""Nadaraya-Watson classifier: kernel-weighted class frequencies.
 
     ``predict_proba(x)[c] = sum_i w_i(x) [y_i = c]`` with the normalised kernel
     weights ``w_i(x)`` of :class:`NadarayaWatsonRegressor`; ``bandwidth="loo"``

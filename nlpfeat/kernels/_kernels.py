@@ -154,7 +154,7 @@ def _register_builtins():
                     log=True, compact=True)
     register_kernel(
         "cosine",
-        lambda u: np.where(u < 1.0, np.log(np.pi / 4) + np.log(np.cos(np.pi / 2 * np.minimum(u, 1))),
+        lambda u: np.where(u < 1.0, np.log(np.pi / 4 * np.cos(np.pi / 2 * np.minimum(u, 1))),
                            -np.inf),
         log=True, compact=True, dlog_k_du=lambda u: -np.pi / 2 * np.tan(np.pi / 2 * u))
     register_kernel("laplacian", lambda u: -u - np.log(2.0), log=True,

@@ -191,3 +191,37 @@ def test_grid_search_clone_and_pickle():
     again = pickle.loads(pickle.dumps(reg))
     np.testing.assert_array_equal(again.predict(X), reg.predict(X))
     assert clone(reg).get_params() == reg.get_params()
+
+
+@pytest.mark.parametrize("reg_type", ["lc", "ll"])
+def test_peak_memory_stays_within_working_memory(reg_type):
+    import tracemalloc
+
+    X, y, _ = _data(n=4000, d=3, seed=7)
+    Xq = np.random.RandomState(8).uniform(0, 5, size=(1500, 3))
+    reg = NadarayaWatsonRegressor(bandwidth=0.5, reg_type=reg_type, working_memory=1).fit(X, y)
+    tracemalloc.start()
+    reg.predict(Xq)
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    assert peak < 1.0 * 1.25 + Xq.nbytes * 3 / 2**20
+
+
+def test_auto_algorithm_picks_the_tree_for_small_compact_supports():
+    rng = np.random.RandomState(9)
+    X = rng.uniform(size=(6000, 2))
+    y = X.sum(axis=1)
+    assert NadarayaWatsonRegressor("epanechnikov", 0.01).fit(X, y).algorithm_ == "tree"
+    assert NadarayaWatsonRegressor("epanechnikov", 0.5).fit(X, y).algorithm_ == "brute"
+    assert NadarayaWatsonRegressor("gaussian", 0.01).fit(X, y).algorithm_ == "brute"
+    assert NadarayaWatsonRegressor("epanechnikov", 0.01).fit(X[:100], y[:100]).algorithm_ == "brute"
+
+
+def test_n_jobs_and_ard_classifier():
+    X, y, Xq = _data(n=60, d=2, seed=10)
+    labels = (y > np.median(y)).astype(int)
+    clf = NadarayaWatsonClassifier(bandwidth="loo-ard", n_jobs=1).fit(X, labels)
+    assert clf.bandwidth_.shape == (2,) and np.all(clf.bandwidth_ > 0)
+    ref = NadarayaWatsonClassifier(bandwidth=clf.bandwidth_).fit(X, labels)
+    np.testing.assert_allclose(clf.predict_proba(Xq), ref.predict_proba(Xq), rtol=1e-12)
+    np.testing.assert_allclose(clf.predict_proba(Xq).sum(axis=1), 1.0)
