@@ -93,7 +93,7 @@ def _intervals(ids, lengths, window_size, counting):
         # if another copy is still inside. Window i is then marked only while no copy has
         # left since the last one (P) was added: i <= the first copy in (P - L, P].
         group = np.cumsum(~same[:-1])
-        key = group * (int(lengths.max()) + 1)
+        key = group * (int(lengths.max(initial=0)) + 1)
         first = np.searchsorted(key + pos, key + lo)
         hi = np.minimum(hi, pos[first])
     ok = hi >= lo
@@ -163,6 +163,8 @@ def _npmi(p_joint, p_a, p_b):
 def _confirm(measure, p, p_joint):
     """Coherence of one topic from its marginals ``p`` (n,) and joints ``p_joint`` (n, n)."""
     n = len(p)
+    if n < 2:                                # no pair to confirm (gensim: the mean of [], NaN)
+        return np.nan
     if measure == "u_mass":                  # one_pre: (w_i, w_j), j < i; log P(w_i | w_j)
         i, j = np.tril_indices(n, k=-1)
         return _log_ratio(p_joint[i, j], 1.0, p[j]).mean()
@@ -238,7 +240,7 @@ def topic_coherence(topics, corpus, *, measure="c_npmi", vocabulary=None, window
     With ``N`` (virtual) documents, ``P(w) = D(w) / N`` and ``P(w_i, w_j) = D(w_i, w_j) / N``
     from document (or window) frequencies, ``eps = 1e-12``. A pair involving a word that
     never occurs in the corpus contributes 0 (gensim does so for ``u_mass`` and returns
-    inf/NaN for the others).
+    inf/NaN for the others); a topic of a single word has no pair and gets NaN.
 
     References
     ----------
@@ -272,6 +274,8 @@ def topic_coherence(topics, corpus, *, measure="c_npmi", vocabulary=None, window
         if measure == "u_mass":
             window = None                     # u_mass is defined on boolean documents
     topic_ids = _topic_ids(topic_list, vocabulary, n_terms)
+    if (corpus.shape[0] if _is_matrix(corpus) else len(corpus)) == 0:
+        raise ValueError("The reference corpus has no documents; pass at least one.")
     occ, joint, n_docs, local_topics = _counts(corpus, topic_ids, vocabulary, window,
                                                window_counting)
     p, p_joint = occ / n_docs, joint / n_docs
@@ -303,7 +307,16 @@ class _CoherenceScorer:
     def __call__(self, estimator, X, y=None):
         model, Xt = estimator, X
         if hasattr(estimator, "steps"):                       # Pipeline: transform X up to the model
-            model, Xt = estimator.steps[-1][1], estimator[:-1].transform(X)
+            model = estimator.steps[-1][1]
+            first = estimator.steps[0][1]
+            if (isinstance(self.window_size, Integral) and len(estimator.steps) == 2
+                    and hasattr(first, "build_analyzer") and hasattr(model, "components_")):
+                analyze = first.build_analyzer()              # the vectorizer's features, in order
+                return float(topic_coherence(
+                    top_word_ids(model.components_, self.top_n), [analyze(doc) for doc in X],
+                    measure=self.measure, vocabulary=first.vocabulary_,
+                    window_size=self.window_size).mean())
+            Xt = estimator[:-1].transform(X)
         if not hasattr(model, "components_"):
             raise TypeError(f"coherence_scorer needs a topic model with components_ "
                             f"(LatentDirichletAllocation, NMF, TruncatedSVD, TopicModel); got "
@@ -341,8 +354,11 @@ def coherence_scorer(measure="c_npmi", *, top_n=10, window_size="auto"):
     top_n : int, default=10
         Number of top words per topic.
     window_size : int, "auto" or None, default="auto"
-        Sliding window, used only when the model receives token lists; document-term
-        matrices are scored on boolean documents.
+        ``"auto"`` or ``None``: document-term matrices are scored on boolean documents
+        (token lists given to a ``TopicModel`` on gensim's default windows). An int: sliding
+        windows of that many tokens, also for a ``Pipeline(vectorizer, model)`` whose
+        vectorizer has ``build_analyzer`` (``BagOfWords``, scikit-learn's vectorizers): the
+        held-out documents are re-analysed into their features, in order.
 
     Returns
     -------

@@ -84,8 +84,8 @@ def lda_bound(X, gamma, lam, alpha, eta, *, working_memory=None):
 
 def to_bow(X):
     """CSR matrix -> gensim corpus: one list of ``(column, value)`` pairs per document."""
-    indices, data, indptr = X.indices.tolist(), X.data.tolist(), X.indptr.tolist()
-    return [list(zip(indices[a:b], data[a:b])) for a, b in zip(indptr[:-1], indptr[1:])]
+    pairs, indptr = list(zip(X.indices.tolist(), X.data.tolist())), X.indptr.tolist()
+    return [pairs[a:b] for a, b in zip(indptr[:-1], indptr[1:])]
 
 
 class GensimTopicBackend:

@@ -192,6 +192,15 @@ def test_errors():
         topic_coherence([[0, 1]], X, measure="c_w2v")
     with pytest.raises(ValueError, match="window_size"):
         topic_coherence([["a", "b"]], [["a", "b"]], window_size=0)
+    with pytest.raises(ValueError, match="no documents"):
+        topic_coherence([["a", "b"]], [], window_size=None)
+
+
+def test_single_word_topic_is_nan_and_empty_documents_count_as_windows():
+    assert np.isnan(topic_coherence([["a"]], [["a", "b"]], measure="c_npmi")[0])
+    # an empty document is one (empty) window, as in gensim: P(a) = 1/2
+    value = topic_coherence([["a", "b"]], [["a", "b"], []], measure="c_uci", window_size=5)
+    np.testing.assert_allclose(value, [np.log((0.5 + 1e-12) / 0.25)])
 
 
 def test_scorer_ranks_sklearn_models_in_a_pipeline(lee):
@@ -215,6 +224,27 @@ def test_scorer_ranks_sklearn_models_in_a_pipeline(lee):
     Xt = best[:-1].transform(docs)
     expected = topic_coherence(np.argsort(-best[-1].components_, axis=1)[:, :10], Xt).mean()
     assert coherence_scorer("c_npmi")(best, docs) == pytest.approx(expected, abs=1e-12)
+
+
+def test_scorer_sliding_windows_through_the_vectorizer_analyzer():
+    from sklearn.decomposition import LatentDirichletAllocation
+    from sklearn.pipeline import make_pipeline
+    from nlpfeat.text import BagOfWords
+
+    docs = load_lee().background[:80]
+    pipe = make_pipeline(BagOfWords(stop_words="english", min_df=2),
+                         LatentDirichletAllocation(n_components=3, max_iter=3, random_state=0))
+    pipe.fit(docs)
+    bow, lda = pipe[0], pipe[-1]
+    analyze = bow.build_analyzer()
+    words = bow.get_feature_names_out()
+    topics = [[words[j] for j in np.argsort(-row, kind="stable")[:10]] for row in lda.components_]
+    texts = [analyze(d) for d in docs]
+    expected = topic_coherence(topics, texts, measure="c_uci", vocabulary=bow.vocabulary_,
+                               window_size=10).mean()
+    got = coherence_scorer("c_uci", window_size=10)(pipe, docs)
+    assert got == pytest.approx(expected, abs=1e-12)
+    assert got != pytest.approx(coherence_scorer("c_uci")(pipe, docs))  # boolean documents
 
 
 def test_scorer_is_picklable_and_rejects_non_topic_models():
