@@ -15,6 +15,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.preprocessing import normalize as _l2_normalize
 
+from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
 
 __all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize",
@@ -241,9 +242,9 @@ def kernel_log_weights(X_query, X_train, *, kernel="gaussian", bandwidth=1.0,
 
 def _as_float(X, name):
     if sparse.issparse(X):
-        return X.astype(np.float64).tocsr()
+        return check_finite(X.astype(np.float64).tocsr(), name)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_rows, n_features); got shape {X.shape}. "
                          f"Reshape with .reshape(-1, 1) for a single feature.")
-    return X
+    return check_finite(X, name)

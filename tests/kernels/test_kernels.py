@@ -136,3 +136,7 @@ def test_kernel_log_weights_bad_input():
         kernel_log_weights([[0.0]], [[1.0]], metric="manhattan")
     with pytest.raises(ValueError, match="same number of columns"):
         kernel_log_weights([[0.0, 1.0]], [[1.0]])
+    with pytest.raises(ValueError, match="X_train contains 1 NaN"):
+        kernel_log_weights([[0.0]], [[np.nan]])
+    with pytest.raises(ValueError, match="must be 2-D"):
+        kernel_log_weights([0.0], [[1.0]])
