@@ -146,11 +146,13 @@ def masked_softmax(scores, mask=None, axis=-1):
     """
     if mask is not None:
         scores = scores + mask_to_additive(mask, scores.dtype)
+    finfo = np.finfo(scores.dtype)
     m = scores.max(axis=axis, keepdims=True)
-    m[~np.isfinite(m)] = 0.0  # all -inf row: exp(-inf - 0) = 0, no NaN
-    e = np.exp(scores - m)
+    np.maximum(m, finfo.min, out=m)  # an all -inf row: exp(-inf - min) = 0, never inf - inf
+    e = scores - m
+    np.exp(e, out=e)
     s = e.sum(axis=axis, keepdims=True)
-    s[s == 0] = 1.0
+    np.maximum(s, finfo.tiny, out=s)  # an all-zero row stays zero, never 0 / 0
     e /= s
     return e
 

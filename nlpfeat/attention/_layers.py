@@ -243,12 +243,11 @@ class ReLU(Layer):
     """Rectified linear unit ``max(x, 0)``; the gradient at 0 is 0, as in torch."""
 
     def forward(self, x):
-        x = np.asarray(x)
-        self._pos = x > 0
-        return x * self._pos
+        self._x = np.asarray(x)
+        return np.maximum(self._x, 0.0)
 
     def backward(self, d_output):
-        return d_output * self._pos
+        return d_output * (self._x > 0)
 
 
 class GELU(Layer):
