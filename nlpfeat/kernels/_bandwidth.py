@@ -100,16 +100,24 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     index = NWIndex(X, Y, kern, base if base.size > 1 else base[0], metric, reg_type)
     Z = index.pair.Z
     totals = np.zeros(len(grid))
-    row_bytes = 8 * n * (4 + (Z.shape[1] if per_feature else 0))
+    row_bytes = 8 * n * (5 + (Z.shape[1] if per_feature else 0))
     for rows in gen_row_chunks(n, row_bytes, working_memory):
         Zq = Z[rows]
         D2 = index.pair.sq_dist(Zq)
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
         delta = np.abs(Zq[:, None, :] - Z[None]) if per_feature else None  # (c, n, d)
+        shifted = None
+        if delta is None and kern.name == "gaussian":
+            # Shift by the nearest other point, once: every row's largest weight is 1.
+            shifted = D2 - D2.min(axis=1, keepdims=True)
+            buf = np.empty_like(D2)
         for g in range(len(grid)):
-            W = _loo_weights(kern, metric, D2, delta, base, grid[g],
-                             None if scales is None else scales[g])
+            if shifted is not None:  # two passes per bandwidth: scale, exp (diagonal: 0)
+                W = np.exp(np.multiply(shifted, -0.5 / scales[g] ** 2, out=buf), out=buf)
+            else:
+                W = _loo_weights(kern, metric, D2, delta, base, grid[g],
+                                 None if scales is None else scales[g])
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
             totals[g] += _loss_grad(P, Y[rows], loss)[0]
@@ -117,13 +125,7 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
 
 
 def _loo_weights(kern, metric, D2, delta, base, h, scale):
-    """Normalisable LOO weights (diagonal already at distance inf) for one bandwidth."""
-    if delta is None and kern.name == "gaussian":
-        # Shift by the nearest other point: the largest weight of every row is exactly 1.
-        m = D2.min(axis=1, keepdims=True)
-        W = np.subtract(D2, m)
-        W *= -0.5 / scale**2
-        return np.exp(W, out=W)
+    """Normalised LOO weights (diagonal already at distance inf) for one bandwidth."""
     if delta is None:
         L = kern.log_k_sq(D2 / scale**2)
     elif metric == "product":
