@@ -22,6 +22,7 @@ from nlpfeat._validation import (
 )
 from nlpfeat.kernels._kernels import get_kernel
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS
 from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._pooling import TOKEN_OPTIONS
 from nlpfeat.text._segment import lookup_ids, segment_chunks, segment_ids, segment_softmax
@@ -117,6 +118,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
     ----------
     vocabulary_ : dict of str to int
         Term -> index within each local histogram.
+    fixed_vocabulary_ : bool
+        Whether ``vocabulary`` was given.
     positions_ : ndarray of shape (n_positions,)
         The points ``mu_j``.
 
@@ -167,10 +170,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         "kernel": [str, callable, HasMethods(["log_k", "k"])],
         "bandwidth": [Interval(Real, 0, None, closed="neither")],
         "pooling": [StrOptions({"concat", "mean"})],
-        "min_df": [Interval(Real, 0, 1, closed="both"), Interval(Integral, 1, None, closed="left")],
-        "max_df": [Interval(Real, 0, 1, closed="both"), Interval(Integral, 1, None, closed="left")],
-        "max_features": [Interval(Integral, 1, None, closed="left"), None],
-        "vocabulary": "no_validation",  # checked by check_vocabulary in fit
+        **{name: COUNTING_PARAMETER_CONSTRAINTS[name]
+           for name in ("min_df", "max_df", "max_features", "vocabulary")},
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
     }
@@ -233,13 +234,17 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         check_df_bounds(self.min_df, self.max_df)
         docs = self._tokenize(X)
         check_corpus_nonempty(len(docs))
-        if self.vocabulary is not None:
+        self.fixed_vocabulary_ = self.vocabulary is not None
+        if self.fixed_vocabulary_:
             self.vocabulary_ = check_vocabulary(self.vocabulary)
         else:
             counts, vocabulary = count_matrix(docs)
             if not vocabulary:
-                raise ValueError("empty vocabulary; perhaps the documents only contain stop "
-                                 "words, or the tokenizer finds no token in them.")
+                raise ValueError(
+                    f"Empty vocabulary: the documents produced no tokens. They may hold only "
+                    f"stop words (stop_words={self.stop_words!r}) or tokens that the tokenizer "
+                    f"(tokenizer={self.tokenizer!r}, token_pattern={self.token_pattern!r}) "
+                    f"drops.")
             self.vocabulary_ = prune_vocabulary(
                 counts, vocabulary, min_df=self.min_df, max_df=self.max_df,
                 max_features=self.max_features)[1]

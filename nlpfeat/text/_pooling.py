@@ -64,26 +64,37 @@ def attention_pool(vectors, starts, kernel, bandwidth, *, query=None, token_weig
     weights : ndarray of shape (n_tokens,)
         Attention weights; they sum to 1 within each document.
     """
-    seg = segment_ids(np.append(starts, len(vectors)))
+    h = np.asarray(bandwidth, dtype=np.float64)
+    # One bandwidth per dimension: rescale, keeping the ordering of distances overflow-free.
+    scale = h.min() / h if h.ndim else None
+    dist = query_distances(vectors, starts, query=query, token_weights=token_weights,
+                           scale=scale)[:, None]  # (n_tokens, 1)
+    with np.errstate(over="ignore"):
+        u2 = np.square(dist / (h.min() if h.ndim else h))  # inf at tiny bandwidths: fallback
+    weights = segment_softmax(kernel.log_k_sq(u2), dist, starts)[:, 0]
+    return np.add.reduceat(vectors * weights[:, None], starts, axis=0), weights
+
+
+def query_distances(vectors, starts, *, query=None, token_weights=None, scale=None):
+    """Euclidean distance of every token vector to its document's query.
+
+    Parameters as in :func:`attention_pool`; ``scale`` (shape (d,)) multiplies the
+    differences first. Returns an ndarray of shape (n_tokens,).
+    """
     if query is None:
+        ends = np.append(starts, len(vectors))
         if token_weights is None:
             means = np.add.reduceat(vectors, starts, axis=0)
-            means /= np.diff(np.append(starts, len(vectors)))[:, None]
+            means /= np.diff(ends)[:, None]
         else:
             means = np.add.reduceat(vectors * token_weights[:, None], starts, axis=0)
             means /= np.add.reduceat(token_weights, starts)[:, None]
-        diff = vectors - means[seg]  # (n_tokens, d)
+        diff = vectors - means[segment_ids(ends)]  # (n_tokens, d)
     else:
         diff = vectors - query
-    h = np.asarray(bandwidth, dtype=np.float64)
-    if h.ndim:  # one bandwidth per dimension: scale, keeping the ordering overflow-free
-        diff *= h.min() / h
-        h = h.min()
-    dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))[:, None]  # (n_tokens, 1)
-    with np.errstate(over="ignore"):
-        u2 = np.square(dist / h)  # inf for a tiny bandwidth: nearest-token fallback
-    weights = segment_softmax(kernel.log_k_sq(u2), dist, starts)[:, 0]
-    return np.add.reduceat(vectors * weights[:, None], starts, axis=0), weights
+    if scale is not None:
+        diff *= scale
+    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
 
 def resolve_embeddings(embeddings):
@@ -146,12 +157,15 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         an array: the same fixed query for every document.
     kernel : str, Kernel or callable, default="gaussian"
         A kernel of :mod:`nlpfeat.kernels` (see ``available_kernels()``) or ``k(u)``.
-    bandwidth : float, array-like of shape (d,), "scott" or "silverman", default="scott"
+    bandwidth : float, array-like of shape (d,), {"median", "scott", "silverman"}, \
+            default="median"
         Scale of the distances, the temperature of the attention: a huge bandwidth gives
         the plain mean of the token vectors, a tiny one the token nearest the query. An
-        array gives one bandwidth per dimension; ``"scott"`` / ``"silverman"`` apply the
-        normal-reference rule (per dimension) to the vectors of the distinct known tokens
-        of the training documents.
+        array gives one bandwidth per dimension. ``"median"``: the median distance between
+        the training tokens and their document's query (the median heuristic: a typical
+        token sits at ``u = 1``); ``"scott"`` / ``"silverman"``: the normal-reference rule
+        (per dimension) on the vectors of the distinct known tokens of the training
+        documents, which in high dimension gives sharply peaked weights.
     input : {"tokens", "content", "filename", "file"}, default="tokens"
         ``"tokens"``: each document is a list of tokens (the gensim convention);
         otherwise documents are strings (or files) tokenized with the options below.
@@ -216,12 +230,12 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         "query": [StrOptions({"mean", "idf"}), "array-like"],
         "kernel": [str, callable, HasMethods(["log_k", "k"])],
         "bandwidth": [Interval(Real, 0, None, closed="neither"),
-                      StrOptions({"scott", "silverman"}), "array-like"],
+                      StrOptions({"median", "scott", "silverman"}), "array-like"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
     }
 
-    def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="scott",
+    def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="median",
                  input="tokens", encoding="utf-8", decode_error="strict", lowercase=True,
                  tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
                  working_memory=None):
@@ -297,7 +311,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                 self.idf_ = _smooth_idf(ids, offsets, n_vocab)
         else:
             self.query_vector_ = self._check_query(d)
-        self.bandwidth_ = self._fit_bandwidth(ids, d)
+        self.bandwidth_ = self._fit_bandwidth(ids, offsets, d)
         self._n_features_out = d
         return docs, ids, offsets, positions
 
@@ -310,7 +324,19 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             )
         return check_finite(q, "query")
 
-    def _fit_bandwidth(self, ids, d):
+    def _fit_bandwidth(self, ids, offsets, d):
+        if _is_str(self.bandwidth, "median"):
+            query = getattr(self, "query_vector_", None)
+            dist = np.concatenate([np.zeros(0)] + [
+                query_distances(vectors, starts, query=query, token_weights=idf)
+                for _, _, vectors, starts, idf in self._chunks(ids, offsets)])
+            dist = dist[dist > 0]
+            if dist.size == 0:
+                raise ValueError(
+                    "bandwidth='median' needs a known token at a positive distance from its "
+                    "document's query; every distance is 0 (one-token documents?). Pass a "
+                    "float bandwidth.")
+            return float(np.median(dist))
         if isinstance(self.bandwidth, str):
             seen = np.unique(ids)
             if seen.size < 2:
@@ -360,23 +386,27 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         _, token_weights = self._pool(docs, *lookup_ids(docs, self.vocabulary_), warn=False)
         return (token_weights, docs) if return_tokens else token_weights
 
+    def _chunks(self, ids, offsets):
+        """Yield (documents with a known token, token slice, float64 vectors, starts, idf)."""
+        d, lengths = self.embeddings_.shape[1], np.diff(offsets)
+        idf = getattr(self, "idf_", None) if _is_str(self.query, "idf") else None
+        for first, stop in segment_chunks(offsets, 8 * (4 * d + 8), self.working_memory):
+            lo, hi = offsets[first], offsets[stop]
+            if hi > lo:
+                rows = first + np.flatnonzero(lengths[first:stop])
+                chunk_ids = ids[lo:hi]
+                yield (rows, slice(lo, hi), np.asarray(self.embeddings_[chunk_ids], np.float64),
+                       offsets[rows] - lo, None if idf is None else idf[chunk_ids])
+
     def _pool(self, docs, ids, offsets, positions, *, warn=True):
         """Pooled vectors (n_docs, d) and per-document weight arrays aligned with ``docs``."""
         n_docs, d = len(docs), self.embeddings_.shape[1]
         pooled, weights = np.zeros((n_docs, d)), np.zeros(len(ids))
         kern, lengths = get_kernel(self.kernel), np.diff(offsets)
-        token_weights = getattr(self, "idf_", None) if _is_str(self.query, "idf") else None
         query = getattr(self, "query_vector_", None)
-        for first, stop in segment_chunks(offsets, 8 * (4 * d + 8), self.working_memory):
-            lo, hi = offsets[first], offsets[stop]
-            if hi == lo:
-                continue
-            rows = first + np.flatnonzero(lengths[first:stop])  # documents with a known token
-            chunk_ids = ids[lo:hi]
-            pooled[rows], weights[lo:hi] = attention_pool(
-                np.asarray(self.embeddings_[chunk_ids], dtype=np.float64), offsets[rows] - lo,
-                kern, self.bandwidth_, query=query,
-                token_weights=None if token_weights is None else token_weights[chunk_ids])
+        for rows, tokens, vectors, starts, idf in self._chunks(ids, offsets):
+            pooled[rows], weights[tokens] = attention_pool(
+                vectors, starts, kern, self.bandwidth_, query=query, token_weights=idf)
         n_empty = int(np.count_nonzero(lengths == 0))
         if warn and n_empty:
             warnings.warn(

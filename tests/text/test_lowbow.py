@@ -121,6 +121,7 @@ def test_fixed_vocabulary_unknown_and_empty_documents():
     X = lowbow.fit_transform(["the cat sat on the mat", "no known word", "cat cat"])
     np.testing.assert_allclose(X.toarray(), [[0.5, 0.5, 0.5, 0.5], [0, 0, 0, 0], [1, 0, 1, 0]])
     assert list(lowbow.get_feature_names_out()) == ["p0|cat", "p0|mat", "p1|cat", "p1|mat"]
+    assert lowbow.fixed_vocabulary_
 
 
 def test_clone_pickle_pipeline_and_grid_search():
@@ -148,7 +149,7 @@ def test_clone_pickle_pipeline_and_grid_search():
     ({"min_df": 3, "max_df": 2}, ValueError, "min_df=3 is larger than max_df=2"),
     ({"min_df": 2}, ValueError, "min_df=2 removed all"),
     ({"min_df": 5}, ValueError, "fewer than the 5 of min_df=5"),
-    ({"stop_words": "english"}, ValueError, "empty vocabulary"),
+    ({"stop_words": "english"}, ValueError, "Empty vocabulary: .*stop_words='english'"),
 ])
 def test_bad_input(params, error, match):
     with pytest.raises(error, match=match):

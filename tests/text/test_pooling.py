@@ -301,5 +301,24 @@ def test_bad_documents_and_not_fitted():
         pool.fit([])
     with pytest.raises(TypeError, match="Document 1 is of type str"):
         pool.fit([["w1"], "w2 w3"])
+    with pytest.raises(ValueError, match="'median' needs a known token at a positive distance"):
+        pool.fit([["w1", "w1"], ["w2"]])
     with pytest.raises(ValueError, match="needs at least 2 distinct known tokens"):
-        pool.fit([["w1", "w1"]])
+        pool.set_params(bandwidth="scott").fit([["w1", "w1"]])
+
+
+@pytest.mark.parametrize("query", ["mean", "idf", "fixed"])
+def test_median_bandwidth_is_the_median_token_query_distance(query):
+    emb, docs = _random_embeddings(6), _random_docs(6)
+    q = np.full(5, -0.5) if query == "fixed" else query
+    pool = KernelAttentionPooling(emb, query=q, working_memory=0.001).fit(docs)
+    idf = dict(zip(emb, pool.idf_)) if query == "idf" else None
+    dist = []
+    for doc in docs:
+        V = np.array([emb[t] for t in doc if t in emb])
+        if len(V):
+            a = np.array([idf[t] for t in doc if t in emb]) if idf else np.ones(len(V))
+            center = q if query == "fixed" else a @ V / a.sum()
+            dist.extend(np.linalg.norm(V - center, axis=1))
+    dist = np.array(dist)
+    np.testing.assert_allclose(pool.bandwidth_, np.median(dist[dist > 0]), rtol=1e-12)
