@@ -92,6 +92,8 @@ MHA_OPTIONS = {
     "rope": {"rope": True},
     "rope_gqa_causal": {"rope": True, "n_kv_heads": 1, "causal": True},
     "dropout": {"dropout": 0.3},
+    "gqa_kdim_vdim_no_bias": {"n_kv_heads": 2, "kdim": 5, "vdim": 7, "bias": False},
+    "sinkhorn_causal": {"normalization": "sinkhorn", "causal": True, "sinkhorn_iters": 5},
 }
 
 
