@@ -1,0 +1,172 @@
+"""What every nlpfeat text vectorizer promises: scikit-learn protocol, shared text options,
+bad-input errors, Pipeline and GridSearchCV."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.utils import get_tags
+
+from nlpfeat.datasets import load_polarity
+from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
+
+ESTIMATORS = [BagOfWords, PositionalBagOfWords, TfidfVectorizer]
+DOCS = ["the fat cat sat on the mat", "the dog ate my homework", "a cat and a dog", "我爱NLP"]
+
+
+@pytest.fixture(scope="module")
+def polarity():
+    return load_polarity()
+
+
+def _dense(X):
+    return X.toarray()
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_string_input_tag(Est):
+    tags = get_tags(Est())
+    assert tags.input_tags.string and not tags.input_tags.two_d_array
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_clone_pickle_and_params_round_trip(Est):
+    est = Est(ngram_range=(1, 2), stop_words=["the"], min_df=1)
+    params = est.get_params()
+    assert Est().set_params(**params).get_params() == params
+    assert clone(est).get_params() == params
+    fitted = est.fit(DOCS)
+    restored = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(_dense(restored.transform(DOCS)), _dense(fitted.transform(DOCS)))
+    assert restored.vocabulary_ == fitted.vocabulary_
+    assert not hasattr(clone(fitted), "vocabulary_")
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("kwargs", [{}, dict(ngram_range=(1, 3), max_features=20), dict(min_df=2)])
+def test_fit_transform_equals_fit_then_transform(Est, kwargs, polarity):
+    X1 = Est(**kwargs).fit_transform(polarity.data)
+    X2 = Est(**kwargs).fit(polarity.data).transform(polarity.data)
+    assert X1.format == X2.format == "csr"
+    np.testing.assert_allclose(_dense(X1), _dense(X2), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_input_not_modified_and_generator_accepted(Est):
+    docs = list(DOCS)
+    snapshot = copy.deepcopy(docs)
+    X = Est().fit_transform(docs)
+    assert docs == snapshot
+    gen = (d for d in DOCS)
+    est = Est().fit(gen)
+    assert list(gen) == []  # consumed exactly once
+    np.testing.assert_allclose(_dense(est.transform(iter(DOCS))), _dense(X))
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_unseen_tokens_ignored(Est):
+    est = Est(norm=None).fit(["aa bb", "bb cc"])
+    X = est.transform(["zz yy", "aa qq"])
+    assert X.shape == (2, len(est.vocabulary_))
+    assert X[0].nnz == 0 and X[1].nnz == 1
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_not_fitted(Est):
+    with pytest.raises(NotFittedError):
+        Est().transform(DOCS)
+    with pytest.raises(NotFittedError):
+        Est().get_feature_names_out()
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize("bad, name", [(None, "NoneType"), (3.5, "float"), (b"ok", None)])
+def test_non_string_document(Est, bad, name):
+    if name is None:  # bytes are documents: decoded
+        Est().fit(["aa", bad])
+        return
+    with pytest.raises(TypeError, match=f"Document 1 is of type {name}"):
+        Est().fit(["aa bb", bad])
+    est = Est().fit(["aa"])
+    with pytest.raises(TypeError, match=f"Document 0 is of type {name}"):
+        est.transform([bad])
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_bad_corpora(Est):
+    with pytest.raises(ValueError, match="Empty corpus"):
+        Est().fit([])
+    with pytest.raises(ValueError, match="string object received"):
+        Est().fit("one document")
+    with pytest.raises(ValueError, match="Empty vocabulary"):
+        Est(stop_words="english").fit(["the and of", "a"])
+    with pytest.raises(UnicodeDecodeError, match="document 1"):
+        Est().fit(["aa", b"\xa3 bb"])
+    assert "bb" in "".join(Est(decode_error="ignore").fit(["aa", b"\xa3 bb"]).vocabulary_)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(min_df=3, max_df=3), "min_df=3 removed all"),
+        (dict(max_df=1, stop_words=["cc", "dd"]), "max_df=1 removed all"),
+        (dict(min_df=2, max_df=1), "min_df=2 is larger than max_df=1"),
+        (dict(min_df=0.9, max_df=0.2), "min_df=0.9 is larger than max_df=0.2"),
+        (dict(ngram_range=(2, 1)), "ngram_range=\\(2, 1\\) is invalid"),
+        (dict(token_pattern="(a)(b)"), "capturing groups"),
+        (dict(min_df=-1), "'min_df' parameter"),
+        (dict(tokenizer="spacy"), "'tokenizer' parameter"),
+        (dict(stemmer="lancaster"), "'stemmer' parameter"),
+        (dict(stop_words="french"), "'stop_words' parameter"),
+    ],
+)
+def test_contradictory_or_invalid_settings(Est, kwargs, match):
+    docs = ["aa bb", "aa bb", "cc dd"]
+    with pytest.raises(ValueError, match=match):
+        Est(**kwargs).fit(docs)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+@pytest.mark.parametrize(
+    "kwargs, doc, present, absent",
+    [
+        (dict(stop_words="english"), "the cat", "cat", "the"),
+        (dict(stop_words="chinese"), "我的猫", "猫", "的"),
+        (dict(stemmer="snowball"), "running cats", "cat", "cats"),
+        (dict(lowercase=False), "Cat", "Cat", "cat"),
+        (dict(tokenizer="whitespace"), "a-b c", "a-b", "c-d"),
+        (dict(tokenizer="wordpunct"), "don't", "don", "don't"),
+        (dict(tokenizer="treebank"), "don't", "n't", "don"),
+        (dict(tokenizer="char"), "ab", "a", "ab"),
+        (dict(token_pattern=r"\S+"), "a-b c", "a-b", "ab"),
+        (dict(input="tokens"), ["Hello", "World"], "hello", "Hello"),
+        (dict(analyzer="char", ngram_range=(2, 2)), "abc", "bc", "abc"),
+        (dict(ngram_range=(1, 2)), "new york city", "new york", "new city"),
+    ],
+)
+def test_text_options_apply_to_every_estimator(Est, kwargs, doc, present, absent):
+    names = [n.split("|", 1)[-1] for n in Est(**kwargs).fit([doc]).get_feature_names_out()]
+    assert present in names and absent not in names
+
+
+def test_char_wb_for_counting_estimators():
+    for Est in (BagOfWords, TfidfVectorizer):
+        names = Est(analyzer="char_wb", ngram_range=(3, 3)).fit(["ab"]).get_feature_names_out()
+        assert names.tolist() == [" ab", "ab "]
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_pipeline_and_grid_search_on_polarity(Est, polarity):
+    pipe = make_pipeline(Est(), LogisticRegression(max_iter=200))
+    grid = GridSearchCV(pipe, {f"{Est.__name__.lower()}__ngram_range": [(1, 1), (1, 2)],
+                               f"{Est.__name__.lower()}__min_df": [1, 2]}, cv=3)
+    grid.fit(polarity.data, polarity.target)
+    assert len(grid.cv_results_["params"]) == 4
+    assert grid.best_score_ > 0.5  # better than chance on balanced labels
+    assert grid.predict(polarity.data[:5]).shape == (5,)
