@@ -9,7 +9,7 @@ from nlpfeat.kernels._base import NadarayaWatsonMixin
 
 __all__ = ["NadarayaWatsonClassifier", "NadarayaWatsonRegressor"]
 
-_COMMON_PARAMS = """kernel : str, Kernel or callable, default="gaussian"
+_HEAD_PARAMS = """kernel : str, Kernel or callable, default="gaussian"
         A name from :func:`nlpfeat.kernels.available_kernels` ("gaussian",
         "epanechnikov", "tophat", "triangular", "biweight", "triweight", "tricube",
         "cosine", "laplacian", "logistic", "sigmoid", or one registered with
@@ -23,8 +23,9 @@ _COMMON_PARAMS = """kernel : str, Kernel or callable, default="gaussian"
     metric : {"euclidean", "product", "cosine"}, default="euclidean"
         ``"euclidean"``: radial kernel of ``||(x - x_i) / h||``; ``"product"``: product
         of one-dimensional kernels per feature (statsmodels' ``KernelReg``);
-        ``"cosine"``: kernel of ``(1 - cos(x, x_i)) / h`` (dense or sparse input).
-    bandwidth_grid : int or array-like, default=None
+        ``"cosine"``: kernel of ``(1 - cos(x, x_i)) / h`` (dense or sparse input)."""
+
+_TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         Candidates for ``bandwidth="loo"``: None -> 30 log-spaced multiples (0.05 to 5)
         of the Scott bandwidth; an int -> that many; a 1-D array -> scalar bandwidths;
         an array of shape (n_grid, n_features) -> per-feature bandwidths.
@@ -64,9 +65,10 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
     Parameters
     ----------
-    {_COMMON_PARAMS}
+    {_HEAD_PARAMS}
     reg_type : {{"lc", "ll"}}, default="lc"
         Local constant (classic Nadaraya-Watson) or local linear regression.
+    {_TAIL_PARAMS}
 
     Attributes
     ----------
@@ -195,7 +197,8 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
 
     Parameters
     ----------
-    {_COMMON_PARAMS}
+    {_HEAD_PARAMS}
+    {_TAIL_PARAMS}
 
     Attributes
     ----------
