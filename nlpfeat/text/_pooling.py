@@ -8,7 +8,6 @@ and every per-document reduction is a ``reduceat`` over document offsets (``_seg
 the only Python loop is over chunks of documents sized by ``working_memory``.
 """
 import warnings
-from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import (
@@ -33,8 +32,9 @@ from nlpfeat.kernels._pairwise import check_bandwidth
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._segment import lookup_ids, segment_chunks, segment_ids, segment_softmax
+from nlpfeat.text._token_vectors import resolve_embeddings
 
-__all__ = ["KernelAttentionPooling", "attention_pool"]
+__all__ = ["KernelAttentionPooling", "attention_pool", "query_distances"]
 
 #: The shared text options that make sense for token embeddings (unigrams, no n-grams).
 TOKEN_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
@@ -95,42 +95,6 @@ def query_distances(vectors, starts, *, query=None, token_weights=None, scale=No
     if scale is not None:
         diff *= scale
     return np.sqrt(np.einsum("ij,ij->i", diff, diff))
-
-
-def resolve_embeddings(embeddings):
-    """Token -> row mapping and vector matrix of a dict, KeyedVectors or fitted estimator.
-
-    Returns ``(vocabulary, matrix)``; a gensim model with a ``wv`` attribute uses its
-    ``wv``. Raises TypeError for anything else and ValueError for bad vectors.
-    """
-    source = getattr(embeddings, "wv", embeddings)
-    if hasattr(source, "key_to_index") and hasattr(source, "vectors"):  # gensim KeyedVectors
-        vocabulary, matrix = source.key_to_index, np.asarray(source.vectors)
-    elif hasattr(source, "vocabulary_") and hasattr(source, "embeddings_"):
-        vocabulary, matrix = source.vocabulary_, np.asarray(source.embeddings_)
-    elif isinstance(source, Mapping):
-        vocabulary = dict(zip(source, range(len(source))))
-        rows = [np.asarray(vec, dtype=np.float64) for vec in source.values()]
-        shapes = {row.shape for row in rows}
-        if len(shapes) > 1 or (rows and rows[0].ndim != 1):
-            raise ValueError(
-                f"embeddings must map every token to a 1-D vector of the same length; got "
-                f"vectors of shapes {sorted(shapes)[:5]}."
-            )
-        matrix = np.vstack(rows) if rows else np.empty((0, 0))
-    else:
-        raise TypeError(
-            f"embeddings must be a mapping token -> vector (dict), a gensim KeyedVectors, or "
-            f"an estimator with vocabulary_ and embeddings_ (fitted, or fittable on X); got "
-            f"{type(embeddings).__name__}."
-        )
-    if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
-        raise ValueError(
-            f"embeddings hold no vectors (matrix of shape {matrix.shape}); expected at least "
-            f"one token with a vector of length >= 1."
-        )
-    check_finite(matrix, "embeddings")
-    return vocabulary, matrix
 
 
 class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,

@@ -178,6 +178,20 @@ def test_dict_keyedvectors_and_estimator_agree():
     np.testing.assert_allclose(outputs[2], outputs[0], rtol=1e-12)
 
 
+def test_gensim_model_uses_its_wv_and_user_kernel_callable():
+    Word2Vec = pytest.importorskip("gensim.models").Word2Vec
+    docs = _random_docs(7)
+    model = Word2Vec(docs, vector_size=6, min_count=1, workers=1, seed=0, epochs=1)
+    a = KernelAttentionPooling(model, bandwidth=0.05).fit(docs).transform(docs)
+    b = KernelAttentionPooling(model.wv, bandwidth=0.05).fit(docs).transform(docs)
+    np.testing.assert_array_equal(a, b)
+    # A user kernel k(u) = exp(-u) is the registry's Laplacian up to a constant factor.
+    c = KernelAttentionPooling(model.wv, kernel=lambda u: np.exp(-u), bandwidth=0.05)
+    d = KernelAttentionPooling(model.wv, kernel="laplacian", bandwidth=0.05)
+    np.testing.assert_allclose(c.fit(docs).transform(docs), d.fit(docs).transform(docs),
+                               rtol=1e-12)
+
+
 def test_unfitted_embedding_estimator_is_cloned_and_fitted():
     docs = ["a b c", "b c d", "d e"]
     inner = _RandomEmbedding(dim=3)
