@@ -2,7 +2,7 @@
 import numpy as np
 
 from nlpfeat.attention._init import check_rng
-from nlpfeat.attention._layers import GELU, Dropout, Layer, LayerNorm, Linear, ReLU
+from nlpfeat.attention._layers import GELU, Dropout, Layer, LayerNorm, Linear, ReLU, check_input
 from nlpfeat.attention._mha import MultiHeadAttention
 
 __all__ = ["TransformerEncoderLayer"]
@@ -101,7 +101,7 @@ class TransformerEncoderLayer(Layer):
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         """src: (batch, L, d_model) -> (batch, L, d_model); masks as torch's ``forward``."""
-        x = src
+        x = check_input(src, "src", self.d_model, self.dtype, (3,), "(batch, seq_len, d_model)")
         if self.norm_first:
             x = x + self._sa(self.norm1.forward(x), src_mask, src_key_padding_mask, is_causal)
             return x + self._ff(self.norm2.forward(x))

@@ -272,7 +272,7 @@ def attention_dropout(weights, p, rng):
         raise ValueError(f"The dropout probability must be in [0, 1), got p={p!r}.")
     if p == 0.0:
         return weights, None
-    keep = (rng.random(weights.shape, dtype=np.float64) >= p).astype(weights.dtype)
+    keep = (rng.random(weights.shape, dtype=np.float32) >= p).astype(weights.dtype)
     keep *= 1.0 / (1.0 - p)
     return weights * keep, keep
 

@@ -320,7 +320,7 @@ class Dropout(Layer):
         if not self.training or self.p == 0.0:
             self._keep = None
             return x
-        self._keep = (self.rng.random(x.shape) >= self.p).astype(x.dtype)
+        self._keep = (self.rng.random(x.shape, dtype=np.float32) >= self.p).astype(x.dtype)
         self._keep *= 1.0 / (1.0 - self.p)
         return x * self._keep
 

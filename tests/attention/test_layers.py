@@ -252,6 +252,8 @@ def test_bad_input_shapes_name_the_expected_shape():
         Linear(3, 2).forward(np.ones((2, 4)))
     with pytest.raises(TypeError, match="numeric"):
         Linear(3, 2).forward(np.array([["a", "b", "c"]]))
+    with pytest.raises(ValueError, match=r"src must have shape \(batch, seq_len, d_model\)"):
+        TransformerEncoderLayer(8, 2, 4).forward(np.ones((2, 3, 5)))
     with pytest.raises(ValueError, match="activation"):
         TransformerEncoderLayer(8, 2, activation="tanh")
     with pytest.raises(TypeError, match="dtype"):
