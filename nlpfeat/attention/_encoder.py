@@ -19,7 +19,9 @@ def _activation(activation):
 
 
 class TransformerEncoderLayer(Layer):
-    """Self-attention + feed-forward block, as ``torch.nn.TransformerEncoderLayer(batch_first=True)``.
+    """Self-attention + feed-forward block, as ``torch.nn.TransformerEncoderLayer``.
+
+    Batch first (torch's ``batch_first=True``); the parameters carry torch's names.
 
     Parameters
     ----------

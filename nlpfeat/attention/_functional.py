@@ -75,7 +75,8 @@ def causal_mask(n_queries, n_keys=None):
     Returns
     -------
     mask : ndarray of bool, shape (n_queries, n_keys)
-        ``True`` above the diagonal (masked), as ``torch.nn.Transformer.generate_square_subsequent_mask``.
+        ``True`` above the diagonal (masked), as torch's
+        ``nn.Transformer.generate_square_subsequent_mask``.
 
     Examples
     --------

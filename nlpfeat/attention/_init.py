@@ -32,13 +32,13 @@ def check_rng(rng):
 def _fans(shape):
     """``torch.nn.init._calculate_fan_in_and_fan_out`` for a weight of ``shape``."""
     if len(shape) < 2:
-        raise ValueError(f"Fan in and fan out need a weight with 2 or more axes, got shape {shape}.")
+        raise ValueError(f"Fans need a weight with 2 or more axes, got shape {shape}.")
     receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
     return shape[1] * receptive, shape[0] * receptive
 
 
 def uniform_fan_in(shape, rng, dtype):
-    """``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``: torch's Linear default (kaiming_uniform, a=sqrt(5))."""
+    """``U(+-1/sqrt(fan_in))``: torch's Linear default (kaiming_uniform with a=sqrt(5))."""
     bound = 1.0 / np.sqrt(shape[1]) if shape[1] > 0 else 0.0
     return rng.uniform(-bound, bound, size=shape).astype(dtype)
 

@@ -136,7 +136,7 @@ def gaussian_score(queries, keys, w=1.0):
 
 
 def gaussian_score_backward(d_scores, queries, keys, w=1.0):
-    """Gradients ``(d_queries, d_keys, d_w)`` of :func:`gaussian_score` (``d_w`` shaped as ``w``)."""
+    """Gradients ``(d_queries, d_keys, d_w)`` of :func:`gaussian_score` (``d_w`` shaped as w)."""
     qw, kw = queries * w, keys * w
     d_qw = d_scores @ kw - d_scores.sum(axis=-1)[..., None] * qw
     d_kw = d_scores.swapaxes(-1, -2) @ qw - d_scores.sum(axis=-2)[..., None] * kw

@@ -14,7 +14,7 @@ def rel_error(analytic, numeric, floor=1e-3):
 
 
 def numeric_grad(loss, array, index, eps=1e-5):
-    """Central differences of ``loss()`` with respect to ``array.flat[index]`` (in place, restored)."""
+    """Central differences of ``loss()`` in ``array.flat[index]`` (perturbed in place, restored)."""
     out = np.empty(len(index))
     for j, i in enumerate(index):
         old = array.flat[i]

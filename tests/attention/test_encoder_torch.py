@@ -3,7 +3,12 @@ import numpy as np
 import pytest
 
 from nlpfeat.attention.functional import mse_loss
-from nlpfeat.attention.layers import Linear, Sequential, TransformerEncoderLayer, to_torch_state_dict
+from nlpfeat.attention.layers import (
+    Linear,
+    Sequential,
+    TransformerEncoderLayer,
+    to_torch_state_dict,
+)
 from nlpfeat.attention.optim import Adam, clip_grad_norm, make_schedule
 
 torch = pytest.importorskip("torch")

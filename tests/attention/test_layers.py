@@ -223,7 +223,8 @@ def test_same_seed_same_weights():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"d_model": 10, "n_heads": 4}, r"n_heads=4 does not divide d_model=10; choose n_heads among \[1, 2, 5, 10\]"),
+    ({"d_model": 10, "n_heads": 4},
+     r"n_heads=4 does not divide d_model=10; choose n_heads among \[1, 2, 5, 10\]"),
     ({"d_model": 12, "n_heads": 4, "n_kv_heads": 3}, r"choose n_kv_heads among \[1, 2, 4\]"),
     ({"d_model": 8, "n_heads": 2, "score_func": "gaussian"}, "score_func"),
     ({"d_model": 8, "n_heads": 2, "normalization": "sparsemax"}, "normalization"),
