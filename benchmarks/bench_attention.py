@@ -70,7 +70,7 @@ def mha_cases(rng):
 
     def np_step():
         out = np_forward()
-        d_q, d_k, d_v = mha.backward(np.ones_like(out) / out.size)
+        mha.backward(np.ones_like(out) / out.size)
         opt.step(mha.grads)
 
     tmha = torch.nn.MultiheadAttention(64, 4, batch_first=True)

@@ -327,9 +327,12 @@ def main(argv=None):
         if args.with_torch and not args.no_numpy:
             line += f"  {parity_probe(cfg, args):.1e}"
         print(line, flush=True)
+    reduced = [f"{k}={v}" for k, v in args.overrides.items()]
+    if args.steps != 1000:
+        reduced.append(f"{args.steps} steps instead of 1000")
     print("Published findings on the rows run here" +
-          (" (reduced --quick model: not comparable to the published figures):"
-           if args.overrides else ":"))
+          (f" (REDUCED run, {', '.join(reduced)}: indicative only, not comparable to the "
+           f"published figures):" if reduced else ":"))
     print("\n".join(verdict(results)))
     return results
 
