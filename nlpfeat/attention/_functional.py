@@ -170,6 +170,13 @@ def masked_softmax_backward(d_weights, weights, axis=-1):
     Returns
     -------
     d_scores : ndarray, ``w * (dw - sum(dw * w))`` (zero where masked).
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import masked_softmax, masked_softmax_backward
+    >>> w = masked_softmax(np.array([0.0, 0.0, 5.0]), np.array([False, False, True]))
+    >>> masked_softmax_backward(np.array([1.0, 0.0, 7.0]), w)
+    array([ 0.25, -0.25,  0.  ])
     """
     dw = d_weights * weights
     dw -= weights * dw.sum(axis=axis, keepdims=True)
@@ -238,7 +245,25 @@ def sinkhorn(scores, mask=None, n_iter=3):
 def sinkhorn_backward(d_weights, cache):
     """Gradient of :func:`sinkhorn` with respect to the scores.
 
-    Each log-normalisation ``y = x - logsumexp(x)`` has backward ``dx = dy - exp(y) sum(dy)``.
+    Each log-normalisation ``y = x - logsumexp(x)`` has backward ``dx = dy - exp(y) sum(dy)``,
+    applied to the stored steps in reverse order.
+
+    Parameters
+    ----------
+    d_weights : ndarray, gradient with respect to the weights.
+    cache : the second output of :func:`sinkhorn`.
+
+    Returns
+    -------
+    d_scores : ndarray shaped as the scores.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import sinkhorn, sinkhorn_backward
+    >>> w, cache = sinkhorn(np.array([[1.0, 0.0], [0.0, 1.0]]), n_iter=2)
+    >>> sinkhorn_backward(np.ones_like(w), cache)  # the total weight does not move
+    array([[0., 0.],
+           [0., 0.]])
     """
     outputs, weights = cache
     d = d_weights * weights
@@ -279,7 +304,14 @@ def attention_dropout(weights, p, rng):
 
 
 def attention_dropout_backward(d_out, keep):
-    """Gradient of :func:`attention_dropout`: ``d_out * keep``."""
+    """Gradient of :func:`attention_dropout`: ``d_out * keep``.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import attention_dropout_backward
+    >>> attention_dropout_backward(np.ones(3), np.array([0.0, 2.0, 2.0]))
+    array([0., 2., 2.])
+    """
     return d_out if keep is None else d_out * keep
 
 

@@ -19,7 +19,17 @@ INIT_SCHEMES = (
 
 
 def check_rng(rng):
-    """Return a ``numpy.random.Generator`` from None, an int seed or a Generator."""
+    """Return a ``numpy.random.Generator`` from None, an int seed or a Generator.
+
+    A ``RandomState`` (what ``sklearn.utils.check_random_state`` returns) seeds a new
+    Generator from one draw, so estimators stay deterministic given ``random_state``.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.optim import check_rng
+    >>> check_rng(0).integers(10) == check_rng(0).integers(10)
+    np.True_
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, np.random.RandomState):

@@ -31,6 +31,17 @@ class Layer:
 
     Subclasses put their own arrays in ``self._params`` and sub-layers in ``self._children``;
     ``params``/``grads`` expose them under dotted PyTorch names (``"linear1.weight"``).
+
+    Parameters
+    ----------
+    dtype : {np.float64, np.float32}, default=np.float64
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.layers import Linear, Sequential
+    >>> model = Sequential(Linear(2, 2, rng=0))
+    >>> model.params["0.weight"] is model[0].params["weight"]
+    True
     """
 
     def __init__(self, dtype=np.float64):
@@ -66,6 +77,15 @@ class Layer:
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
+
+    def forward(self, x):
+        """Compute the output from ``x`` (batch first) and keep what ``backward`` needs."""
+        raise NotImplementedError
+
+    def backward(self, d_output):
+        """Gradient of the loss with respect to the last input, given ``d_output``; fills
+        ``grads`` (overwriting, not accumulating)."""
+        raise NotImplementedError
 
     def train(self, mode=True):
         """Set training mode (dropout active) recursively; returns self."""
@@ -240,7 +260,15 @@ class LayerNorm(Layer):
 
 
 class ReLU(Layer):
-    """Rectified linear unit ``max(x, 0)``; the gradient at 0 is 0, as in torch."""
+    """Rectified linear unit ``max(x, 0)``; the gradient at 0 is 0, as in torch.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.layers import ReLU
+    >>> relu = ReLU()
+    >>> relu.forward(np.array([-1.0, 2.0])), relu.backward(np.array([5.0, 5.0]))
+    (array([0., 2.]), array([0., 5.]))
+    """
 
     def forward(self, x):
         self._x = np.asarray(x)

@@ -105,6 +105,16 @@ class Optimizer:
     lr : float
     lr_schedule : callable int -> float, default=None
         The learning rate of step ``t`` (0-based) is ``lr * lr_schedule(t)``.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.optim import SGD, make_schedule
+    >>> opt = SGD({"w": np.zeros(1)}, lr=0.1,
+    ...           lr_schedule=make_schedule("linear_warmup", 10, warmup_fraction=0.5))
+    >>> for _ in range(3):
+    ...     opt.step({"w": np.ones(1)})
+    >>> round(opt.current_lr(), 3), opt.params["w"].round(3)
+    (0.06, array([-0.06]))
     """
 
     def __init__(self, params, lr, lr_schedule=None):

@@ -102,6 +102,23 @@ def rope_cos_sin(seq_len, dim, base=10000.0, dtype=np.float64, offset=0):
 
     The rotation pairs feature ``i`` with feature ``i + dim/2`` (the "rotate half" layout of
     GPT-NeoX and Llama); position ``p`` rotates pair ``i`` by ``p * base^(-2i/dim)``.
+
+    Parameters
+    ----------
+    seq_len, dim : int
+    base : float, default=10000.0
+    dtype : numpy dtype, default=np.float64
+    offset : int, default=0
+        Position of the first row.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.layers import rope_cos_sin
+    >>> cos, sin = rope_cos_sin(3, 2)
+    >>> sin.round(3)
+    array([[0.   , 0.   ],
+           [0.841, 0.841],
+           [0.909, 0.909]])
     """
     if dim % 2:
         raise ValueError(f"Rotary embeddings need an even dimension, got {dim}.")
@@ -138,7 +155,16 @@ def apply_rope(x, cos, sin):
 
 
 def apply_rope_backward(d_output, cos, sin):
-    """Gradient of :func:`apply_rope`: the inverse rotation applied to ``d_output``."""
+    """Gradient of :func:`apply_rope`: the inverse rotation applied to ``d_output``.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.layers import apply_rope, apply_rope_backward, rope_cos_sin
+    >>> cos, sin = rope_cos_sin(4, 2)
+    >>> x = np.random.default_rng(0).normal(size=(4, 2))
+    >>> bool(np.allclose(apply_rope_backward(apply_rope(x, cos, sin), cos, sin), x))
+    True
+    """
     return d_output * cos + _rotate_half(d_output * sin, -1)
 
 

@@ -52,7 +52,15 @@ def scaled_dot_score(queries, keys, scale=None):
 
 
 def scaled_dot_score_backward(d_scores, queries, keys, scale=None):
-    """Gradients ``(d_queries, d_keys)`` of :func:`scaled_dot_score`."""
+    """Gradients ``(d_queries, d_keys)`` of :func:`scaled_dot_score`.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import scaled_dot_score_backward
+    >>> d_q, d_k = scaled_dot_score_backward(np.ones((1, 2)), np.ones((1, 4)), np.ones((2, 4)))
+    >>> d_q, d_k.shape
+    (array([[1., 1., 1., 1.]]), (2, 4))
+    """
     scale = 1.0 / float(np.sqrt(queries.shape[-1])) if scale is None else float(scale)
     d_queries = (d_scores @ keys) * scale
     d_keys = (d_scores.swapaxes(-1, -2) @ queries) * scale
@@ -90,7 +98,16 @@ def additive_score(queries, keys, w_q, w_k, v):
 
 
 def additive_score_backward(d_scores, cache):
-    """Gradients ``(d_queries, d_keys, d_w_q, d_w_k, d_v)`` of :func:`additive_score`."""
+    """Gradients ``(d_queries, d_keys, d_w_q, d_w_k, d_v)`` of :func:`additive_score`.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import additive_score, additive_score_backward
+    >>> s, cache = additive_score(np.ones((1, 2)), np.ones((3, 2)), np.eye(2), np.eye(2),
+    ...                           np.ones(2))
+    >>> [g.shape for g in additive_score_backward(np.ones_like(s), cache)]
+    [(1, 2), (3, 2), (2, 2), (2, 2), (2,)]
+    """
     queries, keys, w_q, w_k, v, hidden = cache
     d_v = _sum_to_shape((d_scores[..., None] * hidden).sum(axis=(-3, -2)), v.shape)
     d_pre = d_scores[..., None] * (1.0 - hidden * hidden)
@@ -136,7 +153,14 @@ def gaussian_score(queries, keys, w=1.0):
 
 
 def gaussian_score_backward(d_scores, queries, keys, w=1.0):
-    """Gradients ``(d_queries, d_keys, d_w)`` of :func:`gaussian_score` (``d_w`` shaped as w)."""
+    """Gradients ``(d_queries, d_keys, d_w)`` of :func:`gaussian_score` (``d_w`` shaped as w).
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import gaussian_score_backward
+    >>> gaussian_score_backward(np.ones((1, 1)), np.array([[0.0]]), np.array([[2.0]]), w=0.5)
+    (array([[0.5]]), array([[-0.5]]), np.float64(-2.0))
+    """
     qw, kw = queries * w, keys * w
     d_qw = d_scores @ kw - d_scores.sum(axis=-1)[..., None] * qw
     d_kw = d_scores.swapaxes(-1, -2) @ qw - d_scores.sum(axis=-2)[..., None] * kw
