@@ -259,3 +259,16 @@ def test_bad_input_shapes_name_the_expected_shape():
         TransformerEncoderLayer(8, 2, activation="tanh")
     with pytest.raises(TypeError, match="dtype"):
         Linear(3, 2, dtype=np.int64)
+
+
+def test_astype_and_zero_grad():
+    model = Sequential(SinusoidalPositionalEncoding(8),
+                       TransformerEncoderLayer(8, 2, 12, rope=True, rng=0)).astype(np.float32)
+    out = model.forward(_x(2, 3, 8))
+    assert out.dtype == np.float32
+    assert all(p.dtype == np.float32 for p in model.params.values())
+    model.backward(np.ones_like(out))
+    assert all(g.dtype == np.float32 for g in model.grads.values())
+    model.zero_grad()
+    assert set(model.grads) == set(model.params)
+    assert not any(g.any() for g in model.grads.values())
