@@ -4,6 +4,8 @@ Counting and scoring run on token-id arrays: bigram counts are the unique keys
 ``id[i] * n_terms + id[i + 1]`` inside documents, and every measure is one vectorised
 formula over the contingency tables of all candidates at once.
 """
+import gc
+from contextlib import contextmanager
 from itertools import chain
 
 import numpy as np
@@ -100,6 +102,22 @@ def _bigram_table(units):
     return terms, first, second, n_ii, np.bincount(ids, minlength=n_terms), len(ids)
 
 
+@contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector while ``scores_`` is built.
+
+    Hundreds of thousands of new (tuple, float) pairs, which form no reference cycles,
+    would otherwise trigger collections that traverse every live token of the corpus.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _string_ranks(terms):
     """Rank of each term in Python's string order (ties in the ranking go by words)."""
     ranks = np.empty(len(terms), dtype=np.int64)
@@ -108,13 +126,11 @@ def _string_ranks(terms):
 
 
 def _ranked(tables):
-    """Candidates of all passes as [(tokens, score)], by score descending, then tokens."""
-    if len(tables) == 1:                           # one pass: rank tuples by word ranks
-        candidates, scores, (rank_a, rank_b) = tables[0]
-        order = np.lexsort((rank_b, rank_a, -scores))
-        return list(zip(map(candidates.__getitem__, order.tolist()), scores[order].tolist()))
-    table = [(c, s) for candidates, scores, _ in tables
-             for c, s in zip(candidates, scores.tolist())]
+    """Merge the passes' (candidates, scores) tables, each sorted best first, into one."""
+    if len(tables) == 1:
+        candidates, scores = tables[0]
+        return list(zip(candidates, scores.tolist()))
+    table = [item for candidates, scores in tables for item in zip(candidates, scores.tolist())]
     return sorted(table, key=lambda item: (-item[1], item[0]))
 
 
@@ -262,6 +278,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         -------
         self : Collocations
         """
+        with _gc_paused():
+            return self._fit(X)
+
+    def _fit(self, X):
         units = self._tokens(X)
         check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
@@ -270,8 +290,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             level = self._score_level(units, spans)
             if level is None:
                 break
-            candidates, scores, ranks, terms, first, second, passed = level
-            tables.append((candidates, scores, ranks))
+            candidates, scores, terms, first, second, passed = level
+            tables.append((candidates, scores))
             if not passed.size:
                 break
             keys = np.sort(first[passed] * len(terms) + second[passed])
@@ -297,16 +317,21 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return None
         first, second, n_ii = first[keep], second[keep], n_ii[keep]
         scores = bigram_scores(self.measure, n_ii, freq[first], freq[second], n_tokens)
+        ranks = np.zeros(len(terms), dtype=np.int64)      # only candidates' words matter
+        used = np.zeros(len(terms), dtype=bool)
+        used[first] = used[second] = True
+        words = np.flatnonzero(used)
+        ranks[words] = _string_ranks(terms[words])
+        order = np.lexsort((ranks[second], ranks[first], -scores))  # nltk: (-score, words)
+        first, second, scores = first[order], second[order], scores[order]
         lefts, rights = terms[first].tolist(), terms[second].tolist()
         if spans:
             candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
         else:
             candidates = list(zip(lefts, rights))
-        ranks = _string_ranks(terms)
         passed = (np.arange(len(scores)) if self.threshold is None
                   else np.flatnonzero(scores > self.threshold))
-        return (candidates, scores, (ranks[first], ranks[second]), terms, first, second,
-                passed)
+        return candidates, scores, terms, first, second, passed
 
     def transform(self, X):
         """Rewrite documents as token lists with the learned phrases joined.

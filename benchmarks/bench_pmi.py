@@ -1,0 +1,124 @@
+"""Speed of co-occurrence counting, collocation scoring and PMIEmbedding, peers in one run.
+
+On the Wikipedia sample (250 articles, ~330k tokens, gensim's test data), one BLAS thread:
+
+* ``Collocations(measure="pmi")`` fit against nltk's ``BigramCollocationFinder.from_documents``
+  + ``apply_freq_filter`` + ``score_ngrams(pmi)`` (the scores are checked identical);
+* ``Collocations(measure="npmi")`` fit against gensim ``Phrases(scoring="npmi")`` +
+  ``export_phrases()`` (every candidate scored, checked identical);
+* ``cooccurrence(window=5)`` in tokens per second, against a plain dictionary counter;
+* ``PMIEmbedding(n_components=100).fit`` end to end on the raw strings.
+
+Each timing is the best of ``--repeat`` runs. Run: ``python benchmarks/bench_pmi.py``
+(a few minutes on 2 cores) or ``--quick``.
+"""
+import argparse
+import time
+from collections import Counter
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from nlpfeat.datasets import load_wiki_sample
+from nlpfeat.text import Collocations, PMIEmbedding, cooccurrence
+
+
+def best_time(fn, repeat):
+    """(best seconds over ``repeat`` runs, last result)."""
+    times, result = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def report(name, ours, peer, peer_name, note=""):
+    print(f"{name:<34} {ours:9.3f} s  {peer_name:<34} {peer:9.3f} s  {peer / ours:6.1f}x  {note}",
+          flush=True)
+
+
+def bench_bigram_pmi(docs, min_count, repeat):
+    from nltk.collocations import BigramCollocationFinder
+    from nltk.metrics import BigramAssocMeasures
+
+    def nltk_run():
+        finder = BigramCollocationFinder.from_documents(docs)
+        finder.apply_freq_filter(min_count)
+        return finder.score_ngrams(BigramAssocMeasures.pmi)
+
+    coll = Collocations("pmi", min_count=min_count, lowercase=False)
+    ours, got = best_time(lambda: coll.fit(docs).scores_, repeat)
+    peer, expected = best_time(nltk_run, repeat)
+    same = got == expected
+    report(f"bigram pmi (min_count={min_count})", ours, peer, "nltk finder + score_ngrams",
+           f"{len(got)} bigrams, identical: {same}")
+
+
+def bench_npmi(docs, min_count, repeat):
+    from gensim.models.phrases import Phrases
+
+    def gensim_run():
+        return Phrases(docs, min_count=min_count, threshold=-1.0, scoring="npmi").export_phrases()
+
+    coll = Collocations("npmi", min_count=min_count, lowercase=False)
+    ours, got = best_time(lambda: coll.fit(docs).scores_, repeat)
+    peer, expected = best_time(gensim_run, repeat)
+    got = {"_".join(pair): score for pair, score in got}
+    err = max(abs(got[k] - v) for k, v in expected.items())
+    report(f"npmi phrases (min_count={min_count})", ours, peer, "gensim Phrases + export",
+           f"{len(got)} bigrams, max |diff| {err:.1e}")
+
+
+def dict_counter(docs, window):
+    """Peer: a plain Python counter of (word, context) pairs within the window."""
+    counts = Counter()
+    for doc in docs:
+        for i, word in enumerate(doc):
+            for context in doc[i + 1:i + 1 + window]:
+                counts[word, context] += 1
+                counts[context, word] += 1
+    return counts
+
+
+def bench_cooccurrence(docs, repeat):
+    n_tokens = sum(map(len, docs))
+    ours, (counts, _) = best_time(lambda: cooccurrence(docs, 5), repeat)
+    peer, reference = best_time(lambda: dict_counter(docs, 5), 1)
+    assert counts.sum() == sum(reference.values())
+    report("cooccurrence window=5", ours, peer, "dict Counter loop",
+           f"{n_tokens / ours / 1e6:.2f} M tokens/s (target >= 1.5)")
+
+
+def bench_embedding(texts, repeat):
+    from gensim.models import Word2Vec
+
+    emb = PMIEmbedding(n_components=100, random_state=0)
+    ours, _ = best_time(lambda: emb.fit(texts), repeat)
+    tokens = [text.split() for text in texts]
+    peer, _ = best_time(lambda: Word2Vec(tokens, vector_size=100, window=5, min_count=5,
+                                         sg=1, workers=1, seed=0), 1)
+    report("PMIEmbedding(100).fit end to end", ours, peer, "gensim Word2Vec sg fit (5 ep.)",
+           f"target <= 2 s; vocabulary {len(emb.vocabulary_)}")
+
+
+def main(quick=False, repeat=3):
+    texts = load_wiki_sample().data
+    docs = [text.split() for text in texts]
+    if quick:
+        texts, docs, repeat = texts[:60], docs[:60], 1
+    print(f"Wikipedia sample: {len(docs)} documents, {sum(map(len, docs))} tokens; "
+          f"best of {repeat}; one BLAS thread")
+    with threadpool_limits(1):
+        bench_bigram_pmi(docs, 1, repeat)
+        bench_bigram_pmi(docs, 5, repeat)
+        bench_npmi(docs, 5, repeat)
+        bench_cooccurrence(docs, repeat)
+        bench_embedding(texts, repeat)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="60 documents, one repeat")
+    parser.add_argument("--repeat", type=int, default=3)
+    main(**vars(parser.parse_args()))
