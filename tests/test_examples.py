@@ -1,0 +1,101 @@
+"""CI smoke test: every script in examples/ runs in a subprocess (with --quick where it
+takes it) and exits 0, printing what it should."""
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py") if not p.name.startswith("_"))
+
+#: Lines every run must print (regular expressions), per script. A script missing here
+#: must still exit 0 and print something, so a new example is smoke-tested from day one.
+EXPECTED = {
+    "quickstart_pipeline.py": [
+        r"TF-IDF -> NadarayaWatsonClassifier \(cosine\)\s+0\.\d{3} ± 0\.\d{3}",
+        r"TF-IDF -> LogisticRegression\s+0\.\d{3} ± 0\.\d{3}",
+        r"majority class \(chance\)\s+0\.500 ± 0\.000",
+        r"near chance \(0\.5\)",
+        r"the 3 keys with most weight",
+    ],
+    "compare_attention.py": [
+        r"== sine",
+        r"nw-gaussian\s+tabular\s+\d+\.\d{4} ± ",
+        r"attn-gaussian-1h\s+tabular",
+        r"attention, gaussian score\s+\d+\.\d{3}\s+-?\d\.\d{3}",
+    ],
+    "fat_cat_attention.py": [
+        r"head 1 \(rows: queries",
+        r"POS only\s+the₀ 0\.500, the₅ 0\.500",
+        r"POS \+ causal mask\s+the₀ 0\.500, the₅ 0\.500",
+        r"POS \+ position\s+the₀ 0\.000, the₅ 0\.999",
+    ],
+    "chinese_text.py": [
+        r"\ncharacters\s+[01]\.\d{3} ± 0\.\d{3}\s+[01]\.\d{3} ± 0\.\d{3}",
+        r"jieba words\s+([01]\.\d{3} ±|\(skipped: jieba is not installed)",
+        r"Top 12 character collocations",
+        r"好: .*坏",
+    ],
+    "warmup_init_study.py": [r"lr1e-3\s+3\.37\s+\d+\.\d{3}", r"lr1e-3-warmup\s+0\.10"],
+    "grid_search_kernels.py": [
+        r"Textbook task .* ranked",
+        r"\n\s+1\s+\d+\.\d{4}\s+\d+\.\d{4}\s+bandwidth=",
+        r"Diabetes .* ranked",
+    ],
+    "lee_similarity.py": [
+        r"TF-IDF\s+0\.\d{3}",
+        r"gensim log-entropy LSI \(reference\)\s+0\.\d{3}",
+        r"Best: .*\(r = 0\.\d{3}\)",
+    ],
+    "topics_lee.py": [r"held-out coherence", r"<- best", r"topics, most coherent first"],
+}
+
+#: Figures a script writes to --out when matplotlib is installed.
+FIGURES = {
+    "quickstart_pipeline.py": ["quickstart_polarity_cv.png"],
+    "compare_attention.py": ["compare_attention_heatmaps.png", "compare_sine/sine_fits.png"],
+    "grid_search_kernels.py": ["nw_fitted_curves.png", "nw_attention_heatmap.png"],
+    "fat_cat_attention.py": ["fat_cat_model_heads.png", "fat_cat_article_heads.png"],
+}
+
+
+def _options(source):
+    return set(re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", source))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_example_runs(script, tmp_path):
+    path = EXAMPLES / script
+    options = _options(path.read_text(encoding="utf-8"))
+    args = [sys.executable, str(path)]
+    if "--quick" in options:
+        args.append("--quick")
+    if "--out" in options:
+        args += ["--out", str(tmp_path / "out")]
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONIOENCODING="utf-8")
+    proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, timeout=300)
+    out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+    assert proc.returncode == 0, f"{script} exited {proc.returncode}\n{out}\n{err}"
+    assert out.strip(), f"{script} printed nothing"
+    for pattern in EXPECTED.get(script, []):
+        assert re.search(pattern, out), f"{script}: no match for {pattern!r} in\n{out}"
+    # Nothing is written outside --out (e.g. into the working directory).
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["out"])
+    if importlib.util.find_spec("matplotlib") is None:
+        return  # the scripts print a note instead of writing figures
+    for figure in FIGURES.get(script, []):
+        assert (tmp_path / "out" / figure).stat().st_size > 1000, figure
+    if script == "compare_attention.py":
+        rows = (tmp_path / "out" / "compare_sine" / "results.csv").read_text().splitlines()
+        assert rows[0].startswith("task,model") and len(rows) == 1 + 6  # --quick: 6 models
+
+
+def test_every_example_has_a_docstring_and_quick_mode():
+    for script in SCRIPTS:
+        source = (EXAMPLES / script).read_text(encoding="utf-8")
+        assert source.lstrip().startswith('"""'), f"{script} has no module docstring"
+        assert "--quick" in _options(source), f"{script} takes no --quick"
