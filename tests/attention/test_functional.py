@@ -1,5 +1,8 @@
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy.special import softmax as scipy_softmax
 
 from gradcheck_utils import numeric_grad, rel_error
@@ -53,6 +56,19 @@ def test_masked_softmax_masks_and_never_returns_nan():
     np.testing.assert_array_equal(masked_softmax(s, mask_to_additive(mask)), w)
     d = masked_softmax_backward(np.ones_like(w), w)
     assert np.isfinite(d).all() and not d[1].any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays(np.float64, (3, 4), elements=st.floats(-1e4, 1e4)),
+       arrays(bool, (3, 4)), st.sampled_from([np.float32, np.float64]))
+def test_masked_softmax_properties(scores, mask, dtype):
+    w = masked_softmax(scores.astype(dtype), mask)
+    assert w.dtype == dtype and np.isfinite(w).all() and (w >= 0).all()
+    assert not w[mask].any()
+    sums = w.sum(axis=1)
+    np.testing.assert_allclose(sums, np.where(mask.all(axis=1), 0.0, 1.0), rtol=1e-5)
+    s, cache = sinkhorn(scores.astype(dtype), mask, n_iter=2)
+    assert np.isfinite(s).all() and np.isfinite(sinkhorn_backward(np.ones_like(s), cache)).all()
 
 
 def test_masked_softmax_keeps_float32():
