@@ -52,7 +52,7 @@ def token_ids(token_lists, vocabulary):
 
 
 def pad_documents(ids, lengths, pad):
-    """Insert ``pad`` ids of -1 after each document: ``(n_tokens,) -> (n_tokens + pad * n_docs,)``."""
+    """Insert ``pad`` ids of -1 after each document: (n_tokens,) -> (n_tokens + pad * n_docs,)."""
     doc_of_token = np.repeat(np.arange(len(lengths)), lengths)
     out = np.full(len(ids) + pad * len(lengths), -1, dtype=np.int64)
     out[np.arange(len(ids)) + pad * doc_of_token] = ids

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy.sparse.linalg import svds
 from sklearn.base import clone
+from sklearn.preprocessing import normalize
 from sklearn.utils import estimator_checks
 from sklearn.utils.extmath import randomized_svd
 
@@ -47,9 +48,20 @@ def test_equals_cooccurrence_pmi_svd_pipeline(wiki_tokens, window, alpha, eig, s
                        input="tokens", random_state=0).fit(wiki_tokens)
     counts, vocab = cooccurrence(wiki_tokens, window, min_count=5)
     scores = pmi(counts, "ppmi" if shift == 1 else "sppmi", alpha=alpha, shift=shift)
-    U, S, _ = randomized_svd(scores, 20, random_state=np.random.RandomState(0))
+    U, S, _ = randomized_svd(scores, 20, n_iter=5, random_state=np.random.RandomState(0))
     assert emb.vocabulary_ == vocab
     np.testing.assert_allclose(emb.embeddings_, U * S**eig, rtol=1e-10, atol=1e-12)
+
+
+def test_float32_svd_gives_the_same_vectors_to_float32_precision(wiki_tokens):
+    params = dict(n_components=10, min_count=5, input="tokens", random_state=0)
+    double = PMIEmbedding(**params).fit(wiki_tokens[:40])
+    single = PMIEmbedding(**params, dtype=np.float32).fit(wiki_tokens[:40])
+    assert single.embeddings_.dtype == np.float32
+    np.testing.assert_allclose(single.singular_values_, double.singular_values_, rtol=1e-4)
+    a, b = normalize(single.embeddings_, axis=0), normalize(double.embeddings_, axis=0)
+    cosines = np.sum(a * b, axis=0)                        # one cosine per component
+    assert cosines.min() > 0.999          # same directions (signs fixed by the SVD)
 
 
 def test_singular_values_match_exact_svd(toy):
