@@ -205,14 +205,16 @@ def sinkhorn(scores, mask=None, n_iter=3):
     Returns
     -------
     weights : ndarray, same shape as ``scores``. Rows sum to one exactly (the last step
-        normalises rows); columns approach ``n_queries / n_keys`` as ``n_iter`` grows.
+        normalises rows); column sums approach ``n_queries / n_keys`` (one for a square
+        matrix: doubly stochastic) as ``n_iter`` grows.
     cache : tuple for :func:`sinkhorn_backward`.
 
     Notes
     -----
-    Each round applies ``L <- L - logsumexp(L, axis=-2)`` then ``L <- L - logsumexp(L, axis=-1)``
-    to the log-weights ``L``, so rows and columns are coupled (doubly stochastic in the limit
-    for square inputs) instead of each query normalising on its own.
+    Each round applies ``L <- L - logsumexp(L, axis=-2) + log(n_queries / n_keys)`` then
+    ``L <- L - logsumexp(L, axis=-1)`` to the log-weights ``L``, so rows and columns are
+    coupled instead of each query normalising on its own. Both marginals then carry the same
+    total mass, so the iterations converge for any shape (without a mask that forbids it).
 
     References
     ----------
@@ -230,8 +232,11 @@ def sinkhorn(scores, mask=None, n_iter=3):
         raise ValueError(f"n_iter must be a non-negative int, got {n_iter!r}.")
     log_w = scores if mask is None else scores + mask_to_additive(mask, scores.dtype)
     outputs = []
+    log_ratio = float(np.log(scores.shape[-2] / scores.shape[-1]))
     for _ in range(int(n_iter)):
         log_w = _log_normalize(log_w, axis=-2)
+        if log_ratio:
+            log_w += log_ratio
         outputs.append(log_w)
         log_w = _log_normalize(log_w, axis=-1)
         outputs.append(log_w)
@@ -239,7 +244,7 @@ def sinkhorn(scores, mask=None, n_iter=3):
         log_w = _log_normalize(log_w, axis=-1)
         outputs.append(log_w)
     weights = np.exp(log_w)
-    return weights, (outputs, weights)
+    return weights, (outputs, weights, log_ratio)
 
 
 def sinkhorn_backward(d_weights, cache):
@@ -265,11 +270,12 @@ def sinkhorn_backward(d_weights, cache):
     array([[0., 0.],
            [0., 0.]])
     """
-    outputs, weights = cache
+    outputs, weights, log_ratio = cache
     d = d_weights * weights
     axes = [-2, -1] * (len(outputs) // 2) if len(outputs) > 1 else [-1]
     for y, axis in zip(outputs[::-1], axes[::-1]):
-        d = d - np.exp(y) * d.sum(axis=axis, keepdims=True)
+        p = np.exp(y - log_ratio) if axis == -2 and log_ratio else np.exp(y)
+        d = d - p * d.sum(axis=axis, keepdims=True)
     return d
 
 

@@ -114,6 +114,9 @@ def test_sinkhorn_rows_sum_to_one_and_columns_converge(n_iter):
         np.testing.assert_allclose(w, scipy_softmax(s, axis=-1), rtol=1e-12)
     many, _ = sinkhorn(s, n_iter=200)
     np.testing.assert_allclose(many.sum(axis=-2), 1.0, rtol=1e-8)
+    wide, _ = sinkhorn(s[..., :3, :], n_iter=300)  # 3 queries, 5 keys
+    np.testing.assert_allclose(wide.sum(axis=-2), 3 / 5, rtol=1e-8)
+    np.testing.assert_allclose(wide.sum(axis=-1), 1.0, rtol=1e-12)
 
 
 @pytest.mark.parametrize("n_iter", [0, 1, 3])
