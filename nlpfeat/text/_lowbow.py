@@ -63,25 +63,23 @@ def lowbow_weights(offsets, mu, kernel, bandwidth):
 
     Returns
     -------
-    weights : ndarray of shape (n_tokens, n_positions)
+    weights : ndarray of shape (n_positions, n_tokens)
         Token ``t`` (0-based) of a document of length ``L`` sits at ``(t + 0.5) / L``; each
-        document's column for each ``mu_j`` sums to 1.
+        document's weights at each ``mu_j`` sum to 1.
 
     Examples
     --------
     >>> from nlpfeat.kernels import get_kernel
     >>> w = lowbow_weights(np.array([0, 4]), np.array([0.0, 1.0]), get_kernel("tophat"), 0.4)
     >>> print(w)
-    [[0.5 0. ]
-     [0.5 0. ]
-     [0.  0.5]
-     [0.  0.5]]
+    [[0.5 0.5 0.  0. ]
+     [0.  0.  0.5 0.5]]
     """
     lengths = np.diff(offsets)
     seg = segment_ids(offsets)
     rank = np.arange(offsets[-1]) - offsets[seg]  # index of each token in its document
     midpoints = (rank + 0.5) / lengths[seg]
-    dist = np.abs(midpoints[:, None] - mu[None, :])  # (n_tokens, n_positions)
+    dist = np.abs(mu[:, None] - midpoints[None, :])  # (n_positions, n_tokens)
     return segment_softmax(kernel.log_k(dist / bandwidth), dist,
                            offsets[:-1][lengths > 0])
 
@@ -269,29 +267,17 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
     def _lowbow(self, docs):
         ids, offsets, _ = lookup_ids(docs, self.vocabulary_)
         kern, mu, n_terms = get_kernel(self.kernel), self.positions_, len(self.vocabulary_)
-        n_pos, concat = len(mu), self.pooling == "concat"
-        rows, cols, data = [], [], []
-        for first, stop in segment_chunks(offsets, 8 * 6 * n_pos, self.working_memory):
-            lo, hi = offsets[first], offsets[stop]
-            w = lowbow_weights(offsets[first:stop + 1] - lo, mu, kern, self.bandwidth)
-            doc = first + segment_ids(offsets[first:stop + 1] - lo)
-            if concat:  # column j * n_terms + term: histogram j, then term
-                keep = w > 0
-                rows.append(np.broadcast_to(doc[:, None], w.shape)[keep])
-                cols.append((np.arange(n_pos) * n_terms + ids[lo:hi, None])[keep])
-                data.append(w[keep])
-            else:
-                rows.append(doc)
-                cols.append(ids[lo:hi])
-                data.append(w.mean(axis=1))
-        n_cols = n_pos * n_terms if concat else n_terms
-        X = sp.csr_matrix((np.concatenate(data or [np.zeros(0)]),
-                           (np.concatenate(rows or [np.zeros(0, int)]),
-                            np.concatenate(cols or [np.zeros(0, int)]))),
-                          shape=(len(docs), n_cols))
-        X.sum_duplicates()
-        X.eliminate_zeros()
-        return X
+        n_cols = len(mu) * n_terms if self.pooling == "concat" else n_terms
+        parts = [_histogram_entries(ids[offsets[first]:offsets[stop]], first,
+                                    offsets[first:stop + 1] - offsets[first], mu, kern,
+                                    self.bandwidth, n_terms, self.pooling)
+                 for first, stop in segment_chunks(offsets, 8 * 8 * len(mu),
+                                                   self.working_memory)]
+        rows, cols, data = (np.concatenate([p[k] for p in parts] or [np.zeros(0, int)])
+                            for k in range(3))
+        # Entries are unique and, within each row, in column order: the conversion to CSR
+        # (a stable counting sort by row) yields the canonical format without sorting.
+        return sp.csr_matrix((data.astype(np.float64), (rows, cols)), shape=(len(docs), n_cols))
 
     def get_feature_names_out(self, input_features=None):
         """Output feature names: ``"p<j>|<term>"`` (``pooling="concat"``) or ``"<term>"``.
@@ -311,3 +297,25 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
             return np.asarray(terms, dtype=object)
         return np.asarray([f"p{j}|{term}" for j in range(len(self.positions_)) for term in terms],
                           dtype=object)
+
+
+def _histogram_entries(ids, first_doc, offsets, mu, kernel, bandwidth, n_terms, pooling):
+    """(rows, cols, data) of the non-zero local-histogram entries of a chunk of documents.
+
+    Tokens are grouped by (document, term) first, so that each entry is summed once
+    (``np.add.reduceat`` along the contiguous token axis) and comes out in column order.
+    """
+    w = lowbow_weights(offsets, mu, kernel, bandwidth)  # (n_positions, n_tokens)
+    doc = first_doc + segment_ids(offsets)
+    order = np.argsort(doc * np.int64(n_terms) + ids, kind="stable")
+    key = doc[order] * np.int64(n_terms) + ids[order]
+    group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else key
+    w = np.add.reduceat(w[:, order], group, axis=1) if key.size else w  # (n_pos, n_pairs)
+    pair_doc, pair_term = doc[order][group], ids[order][group]
+    if pooling == "mean":
+        w = w.mean(axis=0)
+        keep = w > 0
+        return pair_doc[keep], pair_term[keep], w[keep]
+    keep = w > 0  # column j * n_terms + term: histogram j, then term
+    return (np.broadcast_to(pair_doc, w.shape)[keep],
+            (np.arange(len(mu))[:, None] * n_terms + pair_term)[keep], w[keep])

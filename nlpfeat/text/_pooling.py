@@ -31,7 +31,13 @@ from nlpfeat.kernels._kernels import get_kernel
 from nlpfeat.kernels._pairwise import check_bandwidth
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._documents import check_corpus_nonempty
-from nlpfeat.text._segment import lookup_ids, segment_chunks, segment_ids, segment_softmax
+from nlpfeat.text._segment import (
+    lookup_ids,
+    segment_chunks,
+    segment_ids,
+    segment_softmax,
+    segment_sum_matrix,
+)
 from nlpfeat.text._token_vectors import resolve_embeddings
 
 __all__ = ["KernelAttentionPooling", "attention_pool", "query_distances"]
@@ -68,11 +74,11 @@ def attention_pool(vectors, starts, kernel, bandwidth, *, query=None, token_weig
     # One bandwidth per dimension: rescale, keeping the ordering of distances overflow-free.
     scale = h.min() / h if h.ndim else None
     dist = query_distances(vectors, starts, query=query, token_weights=token_weights,
-                           scale=scale)[:, None]  # (n_tokens, 1)
+                           scale=scale)[None, :]  # (1, n_tokens)
     with np.errstate(over="ignore"):
         u2 = np.square(dist / (h.min() if h.ndim else h))  # inf at tiny bandwidths: fallback
-    weights = segment_softmax(kernel.log_k_sq(u2), dist, starts)[:, 0]
-    return np.add.reduceat(vectors * weights[:, None], starts, axis=0), weights
+    weights = segment_softmax(kernel.log_k_sq(u2), dist, starts)[0]
+    return segment_sum_matrix(starts, len(vectors), weights) @ vectors, weights
 
 
 def query_distances(vectors, starts, *, query=None, token_weights=None, scale=None):
@@ -83,12 +89,9 @@ def query_distances(vectors, starts, *, query=None, token_weights=None, scale=No
     """
     if query is None:
         ends = np.append(starts, len(vectors))
-        if token_weights is None:
-            means = np.add.reduceat(vectors, starts, axis=0)
-            means /= np.diff(ends)[:, None]
-        else:
-            means = np.add.reduceat(vectors * token_weights[:, None], starts, axis=0)
-            means /= np.add.reduceat(token_weights, starts)[:, None]
+        tw = np.ones(len(vectors)) if token_weights is None else token_weights
+        means = segment_sum_matrix(starts, len(vectors), tw) @ vectors
+        means /= np.add.reduceat(tw, starts)[:, None]
         diff = vectors - means[segment_ids(ends)]  # (n_tokens, d)
     else:
         diff = vectors - query

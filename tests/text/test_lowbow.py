@@ -112,6 +112,7 @@ def test_fit_transform_equals_fit_then_transform_and_working_memory(lee_docs):
     b = est.transform(lee_docs)
     c = LocallyWeightedBagOfWords(working_memory=1e-4, **params).fit(lee_docs).transform(lee_docs)
     assert a.format == "csr" and a.shape == (20, 5 * 100) and len(est.vocabulary_) == 100
+    assert a.has_canonical_format and c.has_canonical_format and (a.data > 0).all()
     np.testing.assert_allclose(a.toarray(), b.toarray(), rtol=1e-14)
     np.testing.assert_allclose(c.toarray(), b.toarray(), rtol=1e-12, atol=1e-15)
 
