@@ -3,7 +3,8 @@ wrappers (``LdaTransformer``, ``LsiTransformer``, ``NmfTransformer``) gave.
 
 ``method="lda"`` wraps ``gensim.models.LdaModel`` (online variational Bayes, float64),
 ``"lsi"`` wraps ``LsiModel`` and ``"nmf"`` wraps ``gensim.models.Nmf``. The CSR matrix is
-handed to gensim once as its bag-of-words format (a list of ``(column, count)`` lists).
+handed to gensim once as its bag-of-words format (a list of ``(column, count)`` lists), or,
+for ``Nmf``, which accepts it, as a terms x documents CSC matrix.
 gensim's inference draws random numbers (LDA's initial gamma, NMF's coordinate order), which
 would make a document's topics depend on the other documents of the batch; ``transform`` and
 ``perplexity`` therefore run it with fixed draws: gamma starts at its mean, 1, as in
@@ -12,6 +13,7 @@ scikit-learn's ``transform``, and coordinates are visited in order.
 from contextlib import contextmanager
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import digamma, gammaln, logsumexp
 
 from nlpfeat._chunking import gen_row_chunks
@@ -134,7 +136,10 @@ class GensimTopicBackend:
         from gensim.utils import FakeDict
 
         self.n_terms = X.shape[1]
-        self.model = self.cls(to_bow(X), id2word=FakeDict(self.n_terms), **self.kwargs)
+        # Nmf takes a terms x documents CSC matrix as it is (same topics as from the bag of
+        # words, without the conversion); LdaModel and LsiModel get the bag of words.
+        corpus = sp.csc_matrix(X.T) if self.method == "nmf" else to_bow(X)
+        self.model = self.cls(corpus, id2word=FakeDict(self.n_terms), **self.kwargs)
         del self.rng
         self.n_iter_ = self.kwargs.get("power_iters" if self.method == "lsi" else "passes",
                                        2 if self.method == "lsi" else 1)

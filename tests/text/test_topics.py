@@ -6,7 +6,7 @@ from threadpoolctl import threadpool_limits
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.decomposition import NMF, LatentDirichletAllocation, TruncatedSVD
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from nlpfeat.datasets import load_lee
@@ -80,6 +80,19 @@ def test_lda_bound_equals_gensim_bound(lee):
     got = lda_bound(X, gamma.astype(np.float64), ref.state.get_lambda().astype(np.float64),
                     ref.alpha.astype(np.float64), ref.eta.astype(np.float64), working_memory=0.01)
     assert got == pytest.approx(expected, rel=1e-5)
+
+
+def test_gensim_nmf_equals_nmf_called_directly(lee):
+    from gensim.models import Nmf
+
+    _, X, _ = lee
+    tm = TopicModel(n_topics=4, method="nmf", max_iter=2, random_state=0).fit(X)
+    ref = Nmf(_bow(X), num_topics=4, id2word=FakeDict(X.shape[1]), passes=2, random_state=0,
+              eval_every=None)
+    np.testing.assert_allclose(tm.components_, ref.get_topics(normalize=False), rtol=1e-10)
+    theta = tm.transform(X[:20])
+    np.testing.assert_array_equal(theta[3:7], tm.transform(X[3:7]))  # independent of the batch
+    assert theta.shape == (20, 4) and np.all(theta >= 0)
 
 
 def test_gensim_lda_parameter_mapping(lee):
@@ -166,14 +179,14 @@ def test_token_input_equals_count_matrix_input(lee):
 
 
 def test_grid_search_selects_n_topics_by_coherence(lee):
-    _, X, vocab = lee
+    _, X, _ = lee
+    cv = KFold(2)
     search = GridSearchCV(TopicModel(backend="sklearn", max_iter=3, random_state=0),
-                          {"n_topics": [2, 5, 10]}, cv=2).fit(X)
+                          {"n_topics": [2, 5, 10]}, cv=cv).fit(X)
     scores = search.cv_results_["mean_test_score"]
     assert search.best_params_["n_topics"] == [2, 5, 10][int(np.argmax(scores))]
     # the CV score is the held-out mean c_npmi of the topics fitted on the other fold
-    train, test = next(search.cv.split(X) if hasattr(search.cv, "split") else
-                       __import__("sklearn.model_selection").model_selection.KFold(2).split(X))
+    train, test = next(cv.split(X))
     tm = TopicModel(n_topics=5, backend="sklearn", max_iter=3, random_state=0).fit(X[train])
     assert search.cv_results_["split0_test_score"][1] == pytest.approx(tm.score(X[test]))
 
