@@ -232,3 +232,12 @@ def test_tokens_after_matrix_fit_without_words():
     tm = TopicModel(n_topics=2, backend="sklearn", random_state=0).fit(np.eye(4) + 1)
     with pytest.raises(ValueError, match="vocabulary="):
         tm.transform([["a", "b"]])
+
+
+def test_dataframe_columns_name_the_words():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame([[3, 0, 1, 0], [2, 0, 2, 0], [0, 4, 0, 2], [0, 3, 0, 3]],
+                     columns=["cat", "bank", "dog", "loan"])
+    tm = TopicModel(n_topics=2, backend="sklearn", top_n=2, random_state=0).fit(X)
+    assert sorted(map(sorted, tm.top_words())) == [["bank", "loan"], ["cat", "dog"]]
+    assert tm.vocabulary_ == {"cat": 0, "bank": 1, "dog": 2, "loan": 3}
