@@ -51,6 +51,11 @@ EXPECTED = {
         r"gensim log-entropy LSI \(reference\)\s+0\.\d{3}",
         r"Best: .*\(r = 0\.\d{3}\)",
     ],
+    "pmi_substitutability.py": [
+        r"\n\s+good\s+bad\s+\d+/\d+\s+\d+\s+\d+",
+        r"\n\s+好\s+坏\s+\d+/\d+\s+\d+\s+\d+",
+        r"antonym within the 10 nearest\s+\d+/\d+",
+    ],
     "topics_lee.py": [r"held-out coherence", r"<- best", r"topics, most coherent first"],
 }
 
