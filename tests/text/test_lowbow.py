@@ -4,6 +4,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import norm
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -94,6 +96,22 @@ def test_mean_pooling_is_the_mean_of_the_local_histograms(lee_docs, kernel, band
     np.testing.assert_allclose(X_mean.sum(axis=1), 1.0, rtol=1e-12)
     np.testing.assert_allclose(X_concat.sum(axis=1), 7.0, rtol=1e-12)
     assert list(mean.get_feature_names_out()) == sorted(mean.vocabulary_)
+
+
+@settings(max_examples=30, deadline=None)
+@given(lengths=st.lists(st.integers(0, 15), min_size=1, max_size=8),
+       n_positions=st.integers(1, 6), log_h=st.floats(-4, 4),
+       kernel=st.sampled_from(["gaussian", "tophat", "epanechnikov", "cosine"]))
+def test_property_every_local_histogram_sums_to_one(lengths, n_positions, log_h, kernel):
+    rng = np.random.RandomState(sum(lengths))
+    docs = [list(rng.choice(["x", "y", "z"], size=n)) for n in lengths] + [["x", "y"]]
+    lowbow = LocallyWeightedBagOfWords(n_positions=n_positions, kernel=kernel,
+                                       bandwidth=10.0**log_h, input="tokens")
+    X = lowbow.fit_transform(docs)
+    sums = np.array([block.sum(axis=1) for block in _blocks(X, n_positions)])
+    np.testing.assert_allclose(sums, np.where(np.array(lengths + [2]) > 0, 1.0, 0.0)[None, :]
+                               * np.ones((n_positions, 1)), rtol=1e-12)
+    assert (X.data > 0).all() and np.isfinite(X.data).all()
 
 
 def test_local_histograms_differ_along_the_document():

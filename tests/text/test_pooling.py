@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, clone
 from sklearn.decomposition import TruncatedSVD
@@ -201,6 +203,38 @@ def test_unfitted_embedding_estimator_is_cloned_and_fitted():
     assert pool.embeddings_.shape == (5, 3)
     assert pool.transform(docs).shape == (3, 3)
     assert pool.get_params()["embeddings__dim"] == 3
+
+
+def test_grid_search_over_an_unfitted_pmi_embedding():
+    from nlpfeat.datasets import load_toy_corpus
+    from nlpfeat.text import PMIEmbedding
+
+    X, y = load_toy_corpus("en", return_X_y=True)
+    X, y = X[::4], np.asarray(y)[::4]
+    pipe = make_pipeline(
+        KernelAttentionPooling(PMIEmbedding(min_count=1, random_state=0), input="content"),
+        LogisticRegression(max_iter=300))
+    grid = {"kernelattentionpooling__embeddings__n_components": [3, 6]}
+    search = GridSearchCV(pipe, grid, cv=2).fit(X, y)
+    assert search.best_estimator_[0].embeddings_.shape[1] in (3, 6)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), log_h=st.floats(-8, 8),
+       kernel=st.sampled_from(["gaussian", "tophat", "tricube", "logistic"]),
+       query=st.sampled_from(["mean", "idf", "fixed"]))
+def test_property_finite_convex_combination(seed, log_h, kernel, query):
+    emb, docs = _random_embeddings(seed % 1000, d=4), _random_docs(seed % 997, n_docs=6)
+    q = np.random.RandomState(seed % 991).normal(size=4) if query == "fixed" else query
+    pool = KernelAttentionPooling(emb, kernel=kernel, bandwidth=10.0**log_h, query=q)
+    X = pool.fit(docs).transform(docs)
+    assert np.isfinite(X).all()
+    for w, doc, vec in zip(pool.attention_weights(docs), docs, X):
+        V = np.array([emb[t] for t in doc if t in emb]).reshape(-1, 4)
+        assert (w >= 0).all() and np.isclose(w.sum(), 1.0 if len(V) else 0.0, rtol=1e-12)
+        if len(V):
+            assert (vec >= V.min(axis=0) - 1e-9).all() and (vec <= V.max(axis=0) + 1e-9).all()
 
 
 def test_fit_transform_equals_fit_then_transform_and_working_memory_invariance():
