@@ -13,4 +13,12 @@ from nlpfeat.attention import *  # noqa: E402,F401,F403
 from nlpfeat.kernels import *  # noqa: E402,F401,F403
 from nlpfeat.text import *  # noqa: E402,F401,F403
 
-__all__ = ["__version__", *attention.__all__, *kernels.__all__, *text.__all__]
+# Estimators, functions and classes; the submodules attention.functional/layers/optim
+# stay under nlpfeat.attention.
+__all__ = ["__version__"] + [
+    name for name in (*attention.__all__, *kernels.__all__, *text.__all__)
+    if name not in ("functional", "layers", "optim")
+]
+for _module in ("functional", "layers", "optim"):
+    globals().pop(_module, None)
+del _module

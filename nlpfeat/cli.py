@@ -81,8 +81,9 @@ def cmd_features(args, parser):
     opts = dict(_text_options(args), ngram_range=tuple(args.ngram))
     rows = None
     if args.kind == "pmi":
-        counts, vocabulary = cooccurrence(docs, window=args.window, min_count=args.min_count,
-                                          **_text_options(args))
+        texts = docs if args.keep_case else [d.lower() for d in docs]
+        counts, vocabulary = cooccurrence(texts, window=args.window, min_count=args.min_count,
+                                          tokenizer=args.tokenizer)
         matrix = pmi(counts, kind="ppmi")
         names = sorted(vocabulary, key=vocabulary.get)
         features = rows = np.asarray(names, dtype=object)
@@ -104,12 +105,11 @@ def cmd_features(args, parser):
 
 
 def cmd_collocations(args, parser):
-    from nlpfeat.text import Collocations, get_tokenizer
+    from nlpfeat.text import Collocations
 
     docs = read_documents(args.file)
-    tokenize = get_tokenizer(args.tokenizer)
-    tokens = [tokenize(d.lower() if not args.keep_case else d) for d in docs]
-    model = Collocations(measure=args.measure, min_count=args.min_count, threshold=None).fit(tokens)
+    model = Collocations(measure=args.measure, min_count=args.min_count, threshold=None,
+                         input="content", **_text_options(args)).fit(docs)
     print(f"{'rank':>4}  {'score':>10}  phrase  ({args.measure}, min_count={args.min_count})")
     for rank, (ngram, value) in enumerate(model.scores_[: args.top], start=1):
         print(f"{rank:>4}  {value:>10.4f}  {' '.join(ngram)}")
@@ -122,17 +122,11 @@ def cmd_topics(args, parser):
     bow = BagOfWords(min_df=args.min_df, stop_words=args.stop_words, **_text_options(args))
     X = bow.fit_transform(docs)
     model = TopicModel(n_topics=args.k, method=args.method, backend=args.backend,
-                       random_state=args.seed, coherence=args.coherence)
-    model.fit(X, feature_names=bow.get_feature_names_out()) if _accepts_names(model) else model.fit(X)
+                       random_state=args.seed, coherence=args.coherence,
+                       vocabulary=bow.vocabulary_).fit(X)
     for k, words in enumerate(model.top_words(args.n_words)):
         print(f"topic {k:>2}  {args.coherence}={model.coherence_[k]:+.3f}  {' '.join(words)}")
     print(f"mean coherence ({args.coherence}, higher is better): {model.coherence_.mean():+.4f}")
-
-
-def _accepts_names(model):
-    import inspect
-
-    return "feature_names" in inspect.signature(model.fit).parameters
 
 
 def cmd_neighbors(args, parser):

@@ -291,8 +291,19 @@ def _row(task, name, metric, higher, scores, res, features):
 def _pmi_embedding(docs, seed, quick):
     from nlpfeat.text import PMIEmbedding
 
-    return PMIEmbedding(n_components=30 if quick else 100, window=5, min_count=1,
-                        random_state=seed).fit(docs)
+    return PMIEmbedding(n_components=50 if quick else 200, window=5, min_count=2,
+                        stop_words="english", random_state=seed).fit(docs)
+
+
+def _pooling(name, embedding):
+    """Mean pooling, or Nadaraya-Watson attention pooling (median bandwidth, idf query)."""
+    from nlpfeat.text import KernelAttentionPooling
+
+    if name == "pmi-mean":
+        return KernelAttentionPooling(embedding, input="content", stop_words="english",
+                                      query="mean", bandwidth=1e6)
+    return KernelAttentionPooling(embedding, input="content", stop_words="english",
+                                  query="idf", bandwidth="median")
 
 
 def _polarity_model(name, embedding, seed):
@@ -301,7 +312,7 @@ def _polarity_model(name, embedding, seed):
     from sklearn.pipeline import make_pipeline
 
     from nlpfeat.kernels import NadarayaWatsonClassifier
-    from nlpfeat.text import KernelAttentionPooling, TfidfVectorizer
+    from nlpfeat.text import TfidfVectorizer
 
     if name.startswith("nw-"):
         clf = NadarayaWatsonClassifier(kernel=name.split("-")[1], metric="cosine", bandwidth="loo")
@@ -310,11 +321,8 @@ def _polarity_model(name, embedding, seed):
         return make_pipeline(TfidfVectorizer(), KNeighborsClassifier(10, metric="cosine")), "tfidf"
     if name == "logistic":
         return make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=1000)), "tfidf"
-    query = "mean" if name == "pmi-mean" else "idf"
-    bandwidth = 1e6 if name == "pmi-mean" else 0.5
-    pooling = KernelAttentionPooling(embeddings=embedding, input="content", query=query,
-                                     bandwidth=bandwidth)
-    return make_pipeline(pooling, LogisticRegression(max_iter=1000)), "pmi-embedding"
+    return make_pipeline(_pooling(name, embedding), LogisticRegression(max_iter=1000)), \
+        "pmi-embedding"
 
 
 def _run_polarity(names, quick, seed, progress, store):
@@ -342,7 +350,7 @@ def _run_polarity(names, quick, seed, progress, store):
 def _lee_vectorizer(name, seed, quick):
     from sklearn.pipeline import make_pipeline
 
-    from nlpfeat.text import BagOfWords, KernelAttentionPooling, TfidfVectorizer, TopicModel
+    from nlpfeat.text import BagOfWords, TfidfVectorizer, TopicModel
 
     if name == "bow":
         return BagOfWords(stop_words="english")
@@ -352,9 +360,7 @@ def _lee_vectorizer(name, seed, quick):
         return make_pipeline(TfidfVectorizer(weighting="logentropy", stop_words="english"),
                              TopicModel(n_topics=50 if quick else 200, method="lsi",
                                         backend="gensim", random_state=seed))
-    query = "mean" if name == "pmi-mean" else "idf"
-    bandwidth = 1e6 if name == "pmi-mean" else 0.5
-    return "pmi", KernelAttentionPooling(None, input="content", query=query, bandwidth=bandwidth)
+    return "pmi"
 
 
 def _pearson_bootstrap(model_sims, human, seed, n_boot=200):
@@ -378,10 +384,10 @@ def _run_lee(names, quick, seed, progress, store):
     for name in names:
         vectorizer = _lee_vectorizer(name, seed, quick)
         start = time.perf_counter()
-        if isinstance(vectorizer, tuple):
+        if isinstance(vectorizer, str):
             if embedding is None:
                 embedding = _pmi_embedding(list(lee.background), seed, quick)
-            vectorizer = vectorizer[1].set_params(embeddings=embedding)
+            vectorizer = _pooling(name, embedding)
         vectorizer.fit(list(lee.background))
         fit_seconds = time.perf_counter() - start
         start = time.perf_counter()
