@@ -225,3 +225,26 @@ def test_n_jobs_and_ard_classifier():
     ref = NadarayaWatsonClassifier(bandwidth=clf.bandwidth_).fit(X, labels)
     np.testing.assert_allclose(clf.predict_proba(Xq), ref.predict_proba(Xq), rtol=1e-12)
     np.testing.assert_allclose(clf.predict_proba(Xq).sum(axis=1), 1.0)
+
+
+def test_convex_hull_property_for_any_bandwidth():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+
+    @hypothesis.settings(max_examples=40, deadline=None)
+    @hypothesis.given(seed=st.integers(0, 2**16), log_h=st.floats(-12, 4),
+                      kernel=st.sampled_from(["gaussian", "tricube", "laplacian", "sigmoid"]),
+                      shift=st.floats(-1e3, 1e3))
+    def check(seed, log_h, kernel, shift):
+        rng = np.random.RandomState(seed)
+        X = rng.normal(size=(15, 2)) + shift
+        y = rng.normal(size=15)
+        Xq = np.vstack([rng.normal(size=(5, 2)) * 30 + shift, X[:2]])
+        reg = NadarayaWatsonRegressor(kernel, bandwidth=10.0**log_h, on_empty="nearest")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptySupportWarning)
+            pred = reg.fit(X, y).predict(Xq)
+        assert np.all(np.isfinite(pred))
+        assert np.all(pred >= y.min() - 1e-12) and np.all(pred <= y.max() + 1e-12)
+
+    check()
