@@ -11,8 +11,10 @@ from nlpfeat.text._pmi import pmi
 from nlpfeat.text._bow import BagOfWords
 from nlpfeat.text._positional import PositionalBagOfWords
 from nlpfeat.text._tfidf import TfidfVectorizer
+from nlpfeat.text.tokenize import get_stemmer, get_stop_words, get_tokenizer
 
 __all__ = ["KernelAttentionPooling", "LocallyWeightedBagOfWords", "TopicModel",
            "coherence_scorer", "topic_coherence",
            "Collocations", "PMIEmbedding", "cooccurrence", "pmi",
-           "BagOfWords", "PositionalBagOfWords", "TfidfVectorizer"]
+           "BagOfWords", "PositionalBagOfWords", "TfidfVectorizer",
+           "get_stemmer", "get_stop_words", "get_tokenizer"]
