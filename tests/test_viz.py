@@ -73,6 +73,16 @@ def test_plot_attention_grid_of_heads_from_multihead_attention(tmp_path):
     _save(fig, tmp_path / "heads.png")
 
 
+def test_plot_attention_grid_wraps_after_four_heads(tmp_path):
+    weights = np.random.default_rng(1).dirichlet(np.ones(5), size=(6, 5))   # (6, 5, 5)
+    fig = plot_attention(weights)
+    maps = _heatmaps(fig)
+    assert len(maps) == 6
+    assert len({ax.get_position().y0 for ax in maps}) == 2             # two rows of heads
+    assert sum(not ax.get_visible() for ax in fig.axes) == 2           # 2 x 4 grid, 2 unused
+    _save(fig, tmp_path / "six_heads.png")
+
+
 def test_plot_attention_on_given_axes_and_bad_shape():
     fig, axes = plt.subplots(1, 2)
     w = np.full((2, 3, 3), 1 / 3)
