@@ -125,17 +125,16 @@ class _Parts:
 
 
 def _sorted_order(vocabulary):
-    """Sorted-term renumbering of a learned vocabulary: (new vocabulary, new id of each old id)."""
-    terms = list(vocabulary)  # learned ids are insertion order 0..n-1
-    order = sorted(range(len(terms)), key=terms.__getitem__)
-    order = np.asarray(order, dtype=np.intp)
-    if np.array_equal(order, np.arange(len(terms))):
+    """Sorted-term renumbering of a vocabulary: (new vocabulary, new id of each old id)."""
+    n_terms = len(vocabulary)
+    sorted_terms = sorted(vocabulary)
+    old_ids = np.fromiter(map(vocabulary.__getitem__, sorted_terms), dtype=np.intp, count=n_terms)
+    if np.array_equal(old_ids, np.arange(n_terms)):
         return vocabulary, None
-    new_of_old = np.empty(len(terms), dtype=np.intc)
-    new_of_old[order] = np.arange(len(terms), dtype=np.intc)
-    sorted_terms = list(map(terms.__getitem__, order.tolist()))
-    del terms, vocabulary
-    return dict(zip(sorted_terms, range(len(sorted_terms)))), new_of_old
+    new_of_old = np.empty(n_terms, dtype=np.intc)
+    new_of_old[old_ids] = np.arange(n_terms, dtype=np.intc)
+    del old_ids
+    return dict(zip(sorted_terms, range(n_terms))), new_of_old
 
 
 def terms_in_column_order(vocabulary):

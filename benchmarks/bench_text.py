@@ -1,0 +1,133 @@
+"""Speed and peak memory of nlpfeat's text vectorizers against scikit-learn and gensim, same run.
+
+Corpus: the Wikipedia sample (250 articles, gensim's test data) repeated ``--times`` times
+(10 by default: 2,500 documents, 23 MB of text). Rows, each fit_transform on the raw strings:
+
+* ``BagOfWords()`` vs scikit-learn ``CountVectorizer()`` (outputs checked identical);
+* ``TfidfVectorizer()`` vs scikit-learn ``TfidfVectorizer()`` (max |diff| printed);
+* ``TfidfVectorizer(ngram_range=(1, 3))`` vs scikit-learn with the same setting;
+* ``TfidfVectorizer(smartirs="nfc")`` vs gensim ``Dictionary`` + ``doc2bow`` + ``TfidfModel``
+  + ``corpus2csc`` on the same tokens (the gensim pipeline is given nlpfeat's tokenizer).
+
+Time is the best of ``--repeat`` runs (ours and the peer alternate; one run for trigrams); peak memory is
+``tracemalloc``'s peak over one separate run (Python and numpy allocations). One BLAS thread.
+Run: ``python benchmarks/bench_text.py`` (a few minutes on 2 cores) or ``--quick``.
+"""
+import argparse
+import gc
+import time
+import tracemalloc
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from nlpfeat.datasets import load_wiki_sample
+from nlpfeat.text import BagOfWords, TfidfVectorizer
+
+
+def timed(fn):
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def peak_mib(fn):
+    """Peak traced memory (MiB) of one call of ``fn``."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def gensim_tfidf(docs):
+    from gensim.corpora import Dictionary
+    from gensim.matutils import corpus2csc
+    from gensim.models import TfidfModel
+
+    analyze = TfidfVectorizer().build_analyzer()
+    tokens = [analyze(doc) for doc in docs]
+    dictionary = Dictionary(tokens)
+    corpus = [dictionary.doc2bow(t) for t in tokens]
+    model = TfidfModel(dictionary=dictionary, smartirs="nfc")
+    X = corpus2csc(model[corpus], num_terms=len(dictionary), num_docs=len(docs)).T.tocsr()
+    return X, dictionary
+
+
+def compare(ours_fn, peer_fn, repeat):
+    """Best times (alternating runs) and the last results."""
+    ours_times, peer_times = [], []
+    for _ in range(repeat):
+        t, ours_result = timed(ours_fn)
+        ours_times.append(t)
+        t, peer_result = timed(peer_fn)
+        peer_times.append(t)
+    return min(ours_times), min(peer_times), ours_result, peer_result
+
+
+def sklearn_rows():
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
+
+    return [
+        ("BagOfWords()", BagOfWords(), "sklearn CountVectorizer()", CountVectorizer()),
+        ("TfidfVectorizer()", TfidfVectorizer(), "sklearn TfidfVectorizer()", SklearnTfidf()),
+        ("TfidfVectorizer(ngram_range=(1,3))", TfidfVectorizer(ngram_range=(1, 3)),
+         "sklearn TfidfVectorizer(ngram_range=(1,3))", SklearnTfidf(ngram_range=(1, 3))),
+    ]
+
+
+def difference(X, Y, ours, peer):
+    if list(ours.get_feature_names_out()) != list(peer.get_feature_names_out()):
+        return "feature names DIFFER"
+    return f"max |diff| {abs(X - Y).max():.1e}" if X.dtype.kind == "f" else \
+        ("identical" if (X != Y).nnz == 0 else "DIFFER")
+
+
+def report(name, t_ours, t_peer, m_ours, m_peer, peer_name, note):
+    print(f"{name:<36} {t_ours:7.2f} s {m_ours:8.1f} MiB | {peer_name:<44} {t_peer:7.2f} s "
+          f"{m_peer:8.1f} MiB | speed-up {t_peer / t_ours:5.2f}x  memory {m_ours / m_peer:5.2f}x"
+          f"  {note}", flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--times", type=int, default=10, help="copies of the Wikipedia sample")
+    parser.add_argument("--repeat", type=int, default=2,
+                        help="timing runs, best kept (the trigram row runs once)")
+    parser.add_argument("--quick", action="store_true", help="1 copy, 1 run, skip trigrams")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.times, args.repeat = 1, 1
+    docs = load_wiki_sample().data * args.times
+    print(f"Wikipedia sample x{args.times}: {len(docs)} documents, "
+          f"{sum(map(len, docs)) / 1e6:.1f} M characters; best of {args.repeat} runs; "
+          f"peak memory by tracemalloc")
+    with threadpool_limits(1):
+        rows = sklearn_rows()[: 2 if args.quick else 3]
+        for name, ours, peer_name, peer in rows:
+            repeat = 1 if "ngram" in name else args.repeat
+            t_ours, t_peer, X, Y = compare(lambda: ours.fit_transform(docs),
+                                           lambda: peer.fit_transform(docs), repeat)
+            note = difference(X, Y, ours, peer)
+            del X, Y
+            m_ours = peak_mib(lambda: ours.fit_transform(docs))
+            m_peer = peak_mib(lambda: peer.fit_transform(docs))
+            report(name, t_ours, t_peer, m_ours, m_peer, peer_name, note)
+        ours = TfidfVectorizer(smartirs="nfc")
+        t_ours, t_peer, X, (Y, dictionary) = compare(lambda: ours.fit_transform(docs),
+                                                     lambda: gensim_tfidf(docs), args.repeat)
+        columns = [dictionary.token2id[t] for t in ours.get_feature_names_out()]
+        note = f"max |diff| {abs(X - Y[:, columns]).max():.1e}"
+        del X, Y
+        m_ours = peak_mib(lambda: ours.fit_transform(docs))
+        m_peer = peak_mib(lambda: gensim_tfidf(docs))
+        report('TfidfVectorizer(smartirs="nfc")', t_ours, t_peer, m_ours, m_peer,
+               "gensim Dictionary+TfidfModel(smartirs=nfc)", note)
+
+
+if __name__ == "__main__":
+    main()
