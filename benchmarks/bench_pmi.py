@@ -6,8 +6,10 @@ On the Wikipedia sample (250 articles, ~330k tokens, gensim's test data), one BL
   + ``apply_freq_filter`` + ``score_ngrams(pmi)`` (the scores are checked identical);
 * ``Collocations(measure="npmi")`` fit against gensim ``Phrases(scoring="npmi")`` +
   ``export_phrases()`` (every candidate scored, checked identical);
-* ``cooccurrence(window=5)`` in tokens per second, against a plain dictionary counter;
-* ``PMIEmbedding(n_components=100).fit`` end to end on the raw strings.
+* ``cooccurrence(window=5)`` in tokens per second (default working memory and 64 MiB
+  chunks), against a plain dictionary counter;
+* ``PMIEmbedding(n_components=100).fit`` end to end on the raw strings, with the SVD in
+  float64 (default) and float32, beside gensim ``Word2Vec`` (skip-gram, one worker).
 
 Each timing is the best of ``--repeat`` runs. Run: ``python benchmarks/bench_pmi.py``
 (a few minutes on 2 cores) or ``--quick``.
@@ -83,23 +85,27 @@ def dict_counter(docs, window):
 
 def bench_cooccurrence(docs, repeat):
     n_tokens = sum(map(len, docs))
-    ours, (counts, _) = best_time(lambda: cooccurrence(docs, 5), repeat)
     peer, reference = best_time(lambda: dict_counter(docs, 5), 1)
-    assert counts.sum() == sum(reference.values())
-    report("cooccurrence window=5", ours, peer, "dict Counter loop",
-           f"{n_tokens / ours / 1e6:.2f} M tokens/s (target >= 1.5)")
+    for working_memory in (None, 64):
+        ours, (counts, _) = best_time(
+            lambda: cooccurrence(docs, 5, working_memory=working_memory), repeat)
+        assert counts.sum() == sum(reference.values())
+        report(f"cooccurrence window=5 wm={working_memory}", ours, peer, "dict Counter loop",
+               f"{n_tokens / ours / 1e6:.2f} M tokens/s (target >= 1.5)")
 
 
 def bench_embedding(texts, repeat):
     from gensim.models import Word2Vec
 
-    emb = PMIEmbedding(n_components=100, random_state=0)
-    ours, _ = best_time(lambda: emb.fit(texts), repeat)
     tokens = [text.split() for text in texts]
     peer, _ = best_time(lambda: Word2Vec(tokens, vector_size=100, window=5, min_count=5,
                                          sg=1, workers=1, seed=0), 1)
-    report("PMIEmbedding(100).fit end to end", ours, peer, "gensim Word2Vec sg fit (5 ep.)",
-           f"target <= 2 s; vocabulary {len(emb.vocabulary_)}")
+    for dtype in (np.float64, np.float32):
+        emb = PMIEmbedding(n_components=100, dtype=dtype, random_state=0)
+        ours, _ = best_time(lambda: emb.fit(texts), repeat)
+        report(f"PMIEmbedding(100, {dtype.__name__}).fit", ours, peer,
+               "gensim Word2Vec sg fit (5 ep.)",
+               f"target <= 2 s; vocabulary {len(emb.vocabulary_)}")
 
 
 def main(quick=False, repeat=3):

@@ -1,6 +1,6 @@
 """Word-context co-occurrence counts in a sliding window, vectorised over token-id arrays.
 
-The numeric core, :func:`window_counts`, pairs ``ids[i]`` with ``ids[i + offset]`` for every
+The numeric core, :func:`pair_table`, pairs ``ids[i]`` with ``ids[i + offset]`` for every
 offset ``1..window`` at once (one array operation per offset, never a loop over tokens).
 Documents are concatenated with ``window`` padding ids (``-1``) between them, so no pair
 crosses a document boundary. :func:`cooccurrence` streams documents in chunks that fit a
@@ -16,7 +16,10 @@ import scipy.sparse as sp
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 
-__all__ = ["cooccurrence", "window_counts"]
+__all__ = ["cooccurrence", "count_cooccurrence", "pair_table", "token_ids"]
+
+_SHIFT = 32                        # a pair key is word << 32 | context (ids below 2**31)
+_MASK = (1 << _SHIFT) - 1
 
 
 def new_vocabulary():
@@ -59,42 +62,73 @@ def pad_documents(ids, lengths, pad):
     return out
 
 
-def window_counts(padded_ids, n_terms, window, *, weighting="uniform"):
-    """Directed co-occurrence counts ``C[w, c]`` = weight of ``c`` at 1..window after ``w``.
+def _reduce(keys, values):
+    """Sort ``keys`` and add the ``values`` of equal keys: (unique keys, sums).
+
+    ``values=None`` weighs every key 1 (the sums are counts).
+    """
+    if not len(keys):
+        return keys, np.zeros(0, np.int64 if values is None else values.dtype)
+    if values is None:
+        keys = np.sort(keys)
+    else:
+        order = np.argsort(keys)
+        keys, values = keys[order], values[order]
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    if values is None:
+        return keys[starts], np.diff(np.append(starts, len(keys)))
+    return keys[starts], np.add.reduceat(values, starts)
+
+
+def _merge(table, other):
+    """Add the sorted pair table ``other`` into the sorted table ``table`` (linear time)."""
+    (keys, values), (new_keys, new_values) = table, other
+    if not len(keys):
+        return new_keys, new_values
+    pos = np.searchsorted(keys, new_keys)
+    hit = pos < len(keys)
+    hit[hit] = keys[pos[hit]] == new_keys[hit]
+    values = values.astype(np.result_type(values, new_values))   # a copy: never in place
+    values[pos[hit]] += new_values[hit]                 # keys are unique: no collisions
+    # interleave the new keys: the j-th one lands at its insertion point + j
+    new_at = pos[~hit] + np.arange(np.count_nonzero(~hit))
+    old = np.ones(len(keys) + len(new_at), dtype=bool)
+    old[new_at] = False
+    merged_keys = np.empty(len(old), dtype=keys.dtype)
+    merged_values = np.empty(len(old), dtype=values.dtype)
+    merged_keys[old], merged_keys[new_at] = keys, new_keys[~hit]
+    merged_values[old], merged_values[new_at] = values, new_values[~hit]
+    return merged_keys, merged_values
+
+
+def pair_table(padded_ids, window, *, weighting="uniform"):
+    """Directed pairs (word, context at 1..window after it) and their summed weights.
 
     Parameters
     ----------
     padded_ids : ndarray of int64, shape (n_positions,)
-        Term ids; ``-1`` marks padding or an out-of-vocabulary token (never paired).
-        Documents must be separated by at least ``window`` padding ids.
-    n_terms : int
+        Term ids below 2**31; ``-1`` marks padding or an out-of-vocabulary token (never
+        paired). Documents must be separated by at least ``window`` padding ids.
     window : int
     weighting : {"uniform", "harmonic"}
         Weight 1 per pair, or ``1 / offset``.
 
     Returns
     -------
-    counts : scipy.sparse.csr_matrix, shape (n_terms, n_terms)
-        int64 for uniform weighting, float64 for harmonic, sorted indices.
+    keys : ndarray of int64
+        Sorted unique ``word << 32 | context``.
+    values : ndarray
+        int64 counts (uniform) or float64 summed weights (harmonic).
     """
     keys, weights = [], []
     for offset in range(1, window + 1):           # loop over offsets, tokens are an axis
         left, right = padded_ids[:-offset], padded_ids[offset:]
         keep = (left >= 0) & (right >= 0)
-        keys.append(left[keep] * n_terms + right[keep])
+        keys.append((left[keep] << _SHIFT) | right[keep])
         if weighting == "harmonic":
             weights.append(np.full(keys[-1].shape, 1.0 / offset))
     keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
-    if weighting == "uniform":
-        unique, data = np.unique(keys, return_counts=True)
-        data = data.astype(np.int64)
-    else:
-        unique, inverse = np.unique(keys, return_inverse=True)
-        data = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(unique))
-    rows, cols = np.divmod(unique, n_terms)
-    indptr = np.zeros(n_terms + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_terms), out=indptr[1:])
-    return sp.csr_matrix((data, cols, indptr), shape=(n_terms, n_terms))
+    return _reduce(keys, np.concatenate(weights) if weights else None)
 
 
 def _as_tokens(doc, tokenize, index):
@@ -109,73 +143,89 @@ def _as_tokens(doc, tokenize, index):
     return list(doc)
 
 
-def _sum_padded(matrices, n_terms, dtype):
-    """Sum square CSR matrices of growing sizes as ``(n_terms, n_terms)``, in one pass."""
-    rows = [np.repeat(np.arange(m.shape[0]), np.diff(m.indptr)) for m in matrices]
-    data = np.concatenate([m.data for m in matrices]).astype(dtype, copy=False)
-    cols = np.concatenate([m.indices for m in matrices])
-    coo = sp.coo_matrix((data, (np.concatenate(rows), cols)), shape=(n_terms, n_terms))
-    return coo.tocsr()                                      # sums duplicate entries
-
-
 def _doc_chunks(docs, tokenize, chunk_tokens):
-    """Yield lists of token lists holding about ``chunk_tokens`` tokens each."""
-    chunk, n_tokens = [], 0
+    """Yield lists of token lists of about ``chunk_tokens()`` tokens (asked per chunk)."""
+    chunk, n_tokens, limit = [], 0, chunk_tokens()
     for index, doc in enumerate(docs):
         chunk.append(_as_tokens(doc, tokenize, index))
         n_tokens += len(chunk[-1])
-        if n_tokens >= chunk_tokens:
+        if n_tokens >= limit:
             yield chunk
-            chunk, n_tokens = [], 0
+            chunk, n_tokens, limit = [], 0, chunk_tokens()
     if chunk:
         yield chunk
 
 
 def count_stream(docs, window, *, weighting="uniform", vocabulary=None, tokenize=None,
                  working_memory=None):
-    """Stream documents in chunks; return (directed counts, term frequencies, vocabulary).
+    """Stream documents in chunks; return (pair keys, pair values, term counts, vocabulary).
 
     ``vocabulary=None`` grows the vocabulary chunk by chunk (first-appearance order).
-    Memory holds one chunk of ids and pairs (sized by ``working_memory`` MiB) and at most
-    twice the counts (chunk counts wait until they hold as many entries as the running
-    total, then merge in one pass), never the whole corpus.
+    Memory holds one chunk of ids and pairs (sized by ``working_memory`` MiB, or by the
+    size of the tables already held when that is larger) and a stack of sorted pair tables
+    of doubling sizes (about twice the final table at most), merged pairwise in linear
+    time as a binary counter carries; never the whole corpus.
     """
     vocab = new_vocabulary() if vocabulary is None else dict(vocabulary)
-    # a token costs its id, its padding share and `window` int64 keys (+ sort space)
-    chunk_tokens = chunk_n_rows(8 * (2 * window + 4), 2**62, working_memory)
+    # a token costs its id, its padding share and `window` int64 keys (+ sort space); a
+    # chunk may also grow to the size of the tables held already (16 bytes a pair)
+    token_bytes = 8 * (2 * window + 4)
+    budget = chunk_n_rows(token_bytes, 2**62, working_memory)
     dtype = np.int64 if weighting == "uniform" else np.float64
-    total, pending, freq = sp.csr_matrix((0, 0), dtype=dtype), [], []
-    for chunk in _doc_chunks(docs, tokenize, chunk_tokens):
+    stack, freq = [(np.empty(0, np.int64), np.empty(0, dtype))], []
+    held = lambda: max(budget, 16 * sum(len(keys) for keys, _ in stack) // token_bytes)
+    for chunk in _doc_chunks(docs, tokenize, held):
         ids, lengths = token_ids(chunk, vocab)
-        pending.append(window_counts(pad_documents(ids, lengths, window), len(vocab),
-                                     window, weighting=weighting))
+        table = pair_table(pad_documents(ids, lengths, window), window, weighting=weighting)
+        while len(stack) > 1 and len(stack[-1][0]) <= 2 * len(table[0]):
+            table = _merge(stack.pop(), table)           # sizes on the stack keep doubling
+        stack.append(table)
         freq.append(np.bincount(ids[ids >= 0], minlength=len(vocab)))
-        if sum(m.nnz for m in pending) >= total.nnz:
-            total, pending = _sum_padded([total, *pending], len(vocab), dtype), []
-    total = _sum_padded([total, *pending], len(vocab), dtype)
+    table = stack.pop()
+    while stack:
+        table = _merge(stack.pop(), table)
     freq = sum((np.pad(f, (0, len(vocab) - len(f))) for f in freq),
                np.zeros(len(vocab), dtype=np.int64))
-    return total, freq, dict(vocab)
+    return table[0], table[1], freq, dict(vocab)
 
 
-def restrict(counts, freq, vocabulary, min_count):
-    """Keep the terms seen at least ``min_count`` times, in sorted term order."""
-    terms = np.array(list(vocabulary), dtype=object)
-    ids = np.fromiter(vocabulary.values(), np.int64, len(vocabulary))
-    keep = freq[ids] >= min_count
-    if not len(keep):
+def select_terms(freq, vocabulary, min_count):
+    """Terms seen at least ``min_count`` times, sorted: (their old ids, new vocabulary)."""
+    if not len(vocabulary):
         raise ValueError("The documents hold no tokens at all; check the tokenizer options "
                          "(the default regexp tokenizer drops one-letter words).")
-    if not keep.any():
+    terms = np.empty(len(vocabulary), dtype=object)
+    terms[list(vocabulary.values())] = list(vocabulary)
+    kept = np.flatnonzero(freq >= min_count)
+    if not len(kept):
         raise ValueError(
             f"min_count={min_count} removes every term: the most frequent term occurs "
-            f"{int(freq.max()) if freq.size else 0} time(s). Lower min_count or pass a "
-            f"larger corpus."
-        )
-    order = np.argsort(terms[keep].astype(str), kind="stable")
-    kept_ids = ids[keep][order]
-    new_vocab = {term: i for i, term in enumerate(terms[keep][order])}
-    return counts[kept_ids][:, kept_ids].tocsr(), freq[kept_ids], new_vocab
+            f"{int(freq.max())} time(s). Lower min_count or pass a larger corpus.")
+    kept = kept[np.argsort(terms[kept].astype(str), kind="stable")]
+    return kept, dict(zip(terms[kept].tolist(), range(len(kept))))
+
+
+def pairs_to_matrix(keys, values, n_terms, order=None, *, symmetric=True):
+    """CSR matrix of a sorted pair table; ``order`` (new index -> old id) selects terms."""
+    rows, cols = keys >> _SHIFT, keys & _MASK
+    indptr = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_terms), out=indptr[1:])
+    counts = sp.csr_matrix((values, cols, indptr), shape=(n_terms, n_terms))
+    if order is not None:
+        counts = counts[order][:, order]
+    return (counts + counts.T).tocsr() if symmetric else counts.tocsr()
+
+
+def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", vocabulary=None,
+                       min_count=1, tokenize=None, working_memory=None):
+    """:func:`cooccurrence` without parameter validation (for the estimators)."""
+    keys, values, freq, vocab = count_stream(
+        docs, window, weighting=weighting, vocabulary=vocabulary, tokenize=tokenize,
+        working_memory=working_memory)
+    order = None
+    if vocabulary is None:
+        order, vocab = select_terms(freq, vocab, min_count)
+    return pairs_to_matrix(keys, values, len(freq), order, symmetric=symmetric), vocab
 
 
 @validate_params(
@@ -252,13 +302,6 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
             f"{len(vocabulary)} terms with indices {sorted(set(vocabulary.values()))[:5]}...")
     from nlpfeat.text._tokenize import get_tokenizer
 
-    counts, freq, vocab = count_stream(
-        docs, window, weighting=weighting, vocabulary=vocabulary,
-        tokenize=get_tokenizer(tokenizer), working_memory=working_memory)
-    if symmetric:
-        counts = (counts + counts.T).tocsr()
-    if vocabulary is not None:
-        return counts, dict(vocabulary)
-    counts, _, vocab = restrict(counts, freq, vocab, min_count)
-    return counts, vocab
-
+    return count_cooccurrence(docs, window, symmetric=symmetric, weighting=weighting,
+                              vocabulary=vocabulary, min_count=min_count,
+                              tokenize=get_tokenizer(tokenizer), working_memory=working_memory)

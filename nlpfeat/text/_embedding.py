@@ -15,7 +15,7 @@ from nlpfeat._validation import (
     fit_context,
 )
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._cooccurrence import count_stream, restrict
+from nlpfeat.text._cooccurrence import count_cooccurrence
 from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._pmi import pmi
 from nlpfeat.text._pooling import KernelAttentionPooling
@@ -177,9 +177,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         rng = check_random_state(self.random_state)
         docs = self._tokens(X)
         check_corpus_nonempty(len(docs))
-        counts, freq, vocab = count_stream(docs, self.window, weighting=self.weighting,
-                                           working_memory=self.working_memory)
-        counts, _, self.vocabulary_ = restrict(counts, freq, vocab, self.min_count)
+        counts, self.vocabulary_ = count_cooccurrence(
+            docs, self.window, weighting=self.weighting, min_count=self.min_count,
+            working_memory=self.working_memory)
         n_words = len(self.vocabulary_)
         if self.n_components >= n_words:
             raise ValueError(
@@ -187,7 +187,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                 f"({n_words} words seen at least min_count={self.min_count} times). Lower "
                 f"n_components, lower min_count or fit on a larger corpus.")
         kind = "ppmi" if self.shift == 1 else "sppmi"
-        scores = pmi(counts + counts.T, kind, alpha=self.alpha, shift=self.shift)
+        scores = pmi(counts, kind, alpha=self.alpha, shift=self.shift)
         U, S, _ = randomized_svd(scores.astype(self.dtype, copy=False), self.n_components,
                                  n_iter=self.n_iter, random_state=rng)
         self.singular_values_ = S
