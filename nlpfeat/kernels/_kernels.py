@@ -69,13 +69,15 @@ class Kernel:
     """
 
     def __init__(self, name, log_k, *, compact=False, radius=1.0, dlog_k_du=None,
-                 log_k_sq=None):
+                 log_k_sq=None, k_sq=None):
         self.name = name
         self._log_k = log_k
         self.compact = bool(compact)
         self.radius = float(radius) if compact else np.inf
         self._dlog_k_du = dlog_k_du
         self._log_k_sq = log_k_sq
+        self._k_sq = k_sq
+        self._poly_power = None
 
     def __repr__(self):
         return f"Kernel({self.name!r}, compact={self.compact})"
@@ -108,6 +110,12 @@ class Kernel:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.asarray(self._log_k_sq(u2), dtype=np.float64)
 
+    def k_sq(self, u2):
+        """``k(sqrt(u2))``, directly for the polynomial kernels (no log, no exp)."""
+        if self._k_sq is None:
+            return np.exp(self.log_k_sq(u2))
+        return np.asarray(self._k_sq(np.abs(np.asarray(u2, dtype=np.float64))))
+
     def dlog_k_du(self, u):
         """``d log_k / du`` inside the support (0 outside); raises if not differentiable."""
         if self._dlog_k_du is None:
@@ -139,6 +147,17 @@ def _poly(const, power, exponent=2, strict=True):
     return log_k, dlog
 
 
+def _poly_sq(u2, const, power):
+    """``const * max(1 - u2, 0) ** power`` with in-place passes (no slow float pow)."""
+    base = np.subtract(1.0, u2)
+    np.maximum(base, 0.0, out=base)
+    out = base.copy() if power > 1 else base
+    for _ in range(power - 1):
+        out *= base
+    out *= const
+    return out
+
+
 def _register_builtins():
     def gauss(u):
         return -0.5 * u * u - 0.5 * _LOG_2PI
@@ -149,9 +168,13 @@ def _register_builtins():
                                      ("triweight", 35 / 32, 3, 2), ("tricube", 70 / 81, 3, 3),
                                      ("triangular", 1.0, 1, 1)]:
         log_k, dlog = _poly(const, power, expo)
-        register_kernel(name, log_k, log=True, compact=True, dlog_k_du=dlog)
-    register_kernel("tophat", lambda u: np.where(u <= 1.0, np.log(0.5), -np.inf),
-                    log=True, compact=True)
+        kern = register_kernel(name, log_k, log=True, compact=True, dlog_k_du=dlog)
+        if expo == 2:  # a polynomial in u^2: evaluate it directly on the hot path
+            kern._k_sq = lambda u2, c=const, p=power: _poly_sq(u2, c, p)
+            kern._poly_power = power  # K(u) = const * max(1 - u^2, 0) ** power
+    tophat = register_kernel("tophat", lambda u: np.where(u <= 1.0, np.log(0.5), -np.inf),
+                             log=True, compact=True)
+    tophat._k_sq = lambda u2: np.where(u2 <= 1.0, 0.5, 0.0)
     register_kernel(
         "cosine",
         lambda u: np.where(u < 1.0, np.log(np.pi / 4 * np.cos(np.pi / 2 * np.minimum(u, 1))),

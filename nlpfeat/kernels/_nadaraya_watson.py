@@ -3,7 +3,7 @@
 Free functions that the estimators wrap. Query rows are processed in chunks sized by
 ``working_memory`` (MiB, see :mod:`nlpfeat._chunking`), never one sample at a time.
 
-The Gaussian hot path fuses the passes. With training rows centred and scaled by the
+The Gaussian (and polynomial-kernel) hot path fuses the passes. With training rows centred and scaled by the
 bandwidth (``z = (x - mean) / h``) and the augmented matrices
 ``Q' = [z_q, -|z_q|^2 / 2, 1]`` and ``X' = [z_i, 1, -|z_i|^2 / 2]``, one GEMM gives
 ``Q' X'^T = -|z_q - z_i|^2 / 2``, the exact log kernel; one in-place ``exp``; one GEMM
@@ -43,8 +43,12 @@ class NWIndex:
     def __init__(self, X_fit, Y, kern, bandwidth, metric, reg_type="lc", tree=False):
         self.pair = PairwiseScaled(X_fit, bandwidth, metric)
         self.kern, self.reg_type, self.n_out = kern, reg_type, Y.shape[1]
-        self.fast = (kern.name == "gaussian" and metric != "cosine"
-                     and not sparse.issparse(X_fit))
+        # Fused path: kernels of u^2 = |z_q - z_i|^2 with a cheap form, dense input.
+        # Gaussian: exp(-u^2 / 2); polynomial kernels: max(1 - u^2, 0) ** power.
+        radial = metric == "euclidean" or (metric == "product" and kern.name == "gaussian")
+        self.poly = kern._poly_power if radial and kern.compact else None
+        self.fast = (radial and not sparse.issparse(X_fit)
+                     and (kern.name == "gaussian" or self.poly is not None))
         Z = self.pair.Z
         self.Y = Y
         # (n_train, n_outputs + 1): the last column of ones gives the normaliser.
@@ -53,8 +57,10 @@ class NWIndex:
         # equations equal statsmodels' up to a factor and np.linalg.pinv truncates the
         # same singular values even in near-singular cases.
         self.C = Z * self.pair.bandwidth if reg_type == "ll" else None
-        if self.fast:
-            self.X_aug = np.hstack([Z, np.ones((Z.shape[0], 1)), -0.5 * self.pair.sqn[:, None]])
+        if self.fast:  # A = a u^2 + b from one GEMM of augmented matrices
+            self._a, self._b = (-1.0, 1.0) if self.poly else (-0.5, 0.0)
+            self.X_aug = np.hstack([Z, np.ones((Z.shape[0], 1)),
+                                    self._a * self.pair.sqn[:, None] + self._b])
         self.tree = None
         if tree:
             tree_metric = "chebyshev" if metric == "product" else "euclidean"
@@ -62,47 +68,73 @@ class NWIndex:
 
     def row_bytes(self):
         """Bytes of temporaries per query row on the brute path."""
-        per = 1 if (self.fast and self.reg_type == "lc") else 3
+        if self.fast and self.reg_type == "lc":
+            per = 2 if (self.poly or 1) > 1 else 1   # powers > 1 keep a copy of the base
+        else:
+            per = 3
         if self.pair.metric == "product" and not self.fast:
             per += 1
         if self.reg_type == "ll":
             per += 2 * (self.pair.Z.shape[1] + 1)
         return 8 * self.pair.n_train * per
 
-    def gaussian_exp(self, Zq):
-        """Unnormalised Gaussian weights exp(-|z_q - z_i|^2 / 2): one GEMM + one exp."""
+    def fused_weights(self, Zq):
+        """Unnormalised weights: one GEMM, then one exp (Gaussian) or clip + powers."""
+        a = self._a
         sq = np.einsum("ij,ij->i", Zq, Zq)
-        Q_aug = np.hstack([Zq, -0.5 * sq[:, None], np.ones((Zq.shape[0], 1))])
-        A = Q_aug @ self.X_aug.T          # (n_q, n_train), <= 0 up to round-off
-        return np.exp(A, out=A)
+        Q_aug = np.hstack([-2.0 * a * Zq, a * sq[:, None], np.ones((Zq.shape[0], 1))])
+        A = Q_aug @ self.X_aug.T          # (n_q, n_train): a |z_q - z_i|^2 + b
+        if self.poly is None:
+            return np.exp(A, out=A)       # <= 0 up to round-off
+        np.maximum(A, 0.0, out=A)
+        base = A.copy() if self.poly > 1 else A
+        for _ in range(self.poly - 1):
+            A *= base
+        return A
 
     def log_weights(self, Zq):
         """Normalised weights in a dense (n_q, n_train) matrix and the empty-row mask."""
-        L = self.pair.log_kernel(Zq, self.kern)
-        D2 = self.pair.sq_dist(Zq) if self.kern.compact else None
-        return softmax_rows(L, D2)
+        kern = self.kern
+        if self.pair.metric == "product" and kern.name != "gaussian":
+            L = self.pair.log_kernel(Zq, kern)
+            return softmax_rows(L, self.pair.sq_dist(Zq) if kern.compact else None)
+        D2 = self.pair.sq_dist(Zq)   # one distance GEMM serves kernel and fallback
+        if not (kern.compact and kern._k_sq is not None):
+            return softmax_rows(kern.log_k_sq(D2), D2 if kern.compact else None)
+        W = kern.k_sq(D2)            # bounded polynomial weights: no log, no max shift
+        s = W.sum(axis=1)
+        empty = ~(s > 0)
+        if empty.any():
+            d = D2[empty]
+            W[empty] = d <= d.min(axis=1, keepdims=True)
+            s[empty] = W[empty].sum(axis=1)
+        W /= s[:, None]
+        return W, empty
 
     def weights(self, Zq):
         """Normalised dense weights (n_q, n_train) and the empty-row mask."""
         if not self.fast:
             return self.log_weights(Zq)
-        A = self.gaussian_exp(Zq)
+        A = self.fused_weights(Zq)
         s = A.sum(axis=1)
         bad = ~(s > _TINY)
+        empty = np.zeros(Zq.shape[0], dtype=bool)
         if bad.any():
-            A[bad] = self.log_weights(Zq[bad])[0]
+            A[bad], empty[bad] = self.log_weights(Zq[bad])
             s[bad] = 1.0
         A /= s[:, None]
-        return A, np.zeros(Zq.shape[0], dtype=bool)
+        return A, empty
 
     def brute_chunk(self, Zq):
         """Predictions for one chunk of scaled queries, and the empty-row mask."""
         if self.fast and self.reg_type == "lc":
-            R = self.gaussian_exp(Zq) @ self.Y1   # numerators and denominator, one GEMM
+            R = self.fused_weights(Zq) @ self.Y1   # numerators and denominator, one GEMM
             bad = ~(R[:, -1] > _TINY)
-            if bad.any():
-                R[bad] = self.log_weights(Zq[bad])[0] @ self.Y1
-            return R[:, :-1] / R[:, -1:], np.zeros(Zq.shape[0], dtype=bool)
+            empty = np.zeros(Zq.shape[0], dtype=bool)
+            if bad.any():  # underflow (Gaussian) or no point in the support (compact)
+                W, empty[bad] = self.log_weights(Zq[bad])
+                R[bad] = W @ self.Y1
+            return R[:, :-1] / R[:, -1:], empty
         W, empty = self.weights(Zq)
         return self.from_weights(W, Zq), empty
 

@@ -34,6 +34,8 @@ def test_kernel_is_a_density_with_the_right_support(name):
         assert np.all(k[np.abs(u) > 1.0] == 0.0)
         assert np.all(np.isneginf(kern.log_k(np.array([1.5, 10.0]))))
     np.testing.assert_allclose(kern.log_k_sq(u[::1000] ** 2), kern.log_k(u[::1000]))
+    np.testing.assert_allclose(kern.k_sq(u[::1000] ** 2), kern.k(u[::1000]), rtol=1e-13,
+                               atol=1e-300)
 
 
 def test_sigmoid_formula():
