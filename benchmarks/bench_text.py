@@ -18,7 +18,6 @@ import gc
 import time
 import tracemalloc
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_wiki_sample

@@ -29,9 +29,14 @@ from nlpfeat.text._vocabulary import (
     terms_in_column_order,
 )
 
-__all__ = ["BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS"]
+__all__ = [
+    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts"
+]
 
-_DF_CONSTRAINT = [Interval(RealNotInt, 0, 1, closed="both"), Interval(Integral, 1, None, closed="left")]
+_DF_CONSTRAINT = [
+    Interval(RealNotInt, 0, 1, closed="both"),  # a proportion of the documents
+    Interval(Integral, 1, None, closed="left"),  # a number of documents
+]
 
 COUNTING_PARAMETER_CONSTRAINTS = {
     **TEXT_PARAMETER_CONSTRAINTS,
@@ -104,7 +109,7 @@ class CountingVectorizerMixin(TextMixin):
         return np.asarray(terms_in_column_order(self.vocabulary_), dtype=object)
 
 
-def _finish_counts(counts, *, norm, dtype):
+def finish_counts(counts, *, norm, dtype):
     """Cast counts to ``dtype`` and normalise rows; a norm needs floats (float64 by default)."""
     if norm is None:
         return counts.astype(dtype, copy=False)
@@ -260,7 +265,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
         """
         counts = self._fit_counts(X)
-        return _finish_counts(counts, norm=self.norm, dtype=self.dtype)
+        return finish_counts(counts, norm=self.norm, dtype=self.dtype)
 
     def transform(self, X):
         """Count the features of ``X`` in the fitted vocabulary (unseen ones are ignored).
@@ -274,4 +279,4 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
         """
         counts = self._transform_counts(X)
-        return _finish_counts(counts, norm=self.norm, dtype=self.dtype)
+        return finish_counts(counts, norm=self.norm, dtype=self.dtype)

@@ -6,7 +6,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._validation import Integral, Interval, StrOptions, fit_context
 from nlpfeat.text._analyzer import check_ngram_range
-from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin, _finish_counts
+from nlpfeat.text._bow import (
+    COUNTING_PARAMETER_CONSTRAINTS,
+    CountingVectorizerMixin,
+    finish_counts,
+)
 
 __all__ = ["PositionalBagOfWords", "position_values"]
 
@@ -24,7 +28,8 @@ def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
     Examples
     --------
     >>> from nlpfeat.text._positional import position_values
-    >>> [list(position_values(5, 5, 1, p, n_bins=2)) for p in ["absolute", "from_end", "relative", "log"]]
+    >>> modes = ["absolute", "from_end", "relative", "log"]
+    >>> [list(position_values(5, 5, 1, mode, n_bins=2)) for mode in modes]
     [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [0, 0, 0, 1, 1], [0, 1, 1, 2, 2]]
     """
     starts = range(n_grams)
@@ -202,7 +207,7 @@ ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
         """
-        return _finish_counts(self._fit_counts(X), norm=self.norm, dtype=self.dtype)
+        return finish_counts(self._fit_counts(X), norm=self.norm, dtype=self.dtype)
 
     def transform(self, X):
         """Count the (position, term) features of ``X``; unseen ones are ignored.
@@ -215,4 +220,4 @@ ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
         """
-        return _finish_counts(self._transform_counts(X), norm=self.norm, dtype=self.dtype)
+        return finish_counts(self._transform_counts(X), norm=self.norm, dtype=self.dtype)

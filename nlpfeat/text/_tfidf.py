@@ -263,8 +263,8 @@ ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
         if norm_letter == "u":
             return counts.nnz / counts.shape[0]
         if norm_letter == "b":
-            term_totals = np.bincount(counts.indices, weights=counts.data, minlength=counts.shape[1])
-            return float(term_totals @ (self._term_lengths() + 1.0)) / counts.shape[0]
+            totals = np.bincount(counts.indices, weights=counts.data, minlength=counts.shape[1])
+            return float(totals @ (self._term_lengths() + 1.0)) / counts.shape[0]
         return None
 
     def _term_lengths(self):

@@ -11,7 +11,10 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from nlpfeat._validation import import_optional
 
-__all__ = ["TOKENIZERS", "get_tokenizer", "get_stop_words", "get_stemmer", "CJK_IDEOGRAPHS"]
+__all__ = [
+    "TOKENIZERS", "DEFAULT_TOKEN_PATTERN", "CJK_IDEOGRAPHS",
+    "get_tokenizer", "get_stop_words", "get_stemmer",
+]
 
 #: Character class of the CJK unified ideographs (basic block, extensions A-F, compatibility).
 CJK_IDEOGRAPHS = (
@@ -87,7 +90,9 @@ def _regexp_tokenizer(token_pattern):
     try:
         pattern = re.compile(token_pattern)
     except re.error as exc:
-        raise ValueError(f"token_pattern={token_pattern!r} is not a valid regular expression: {exc}.")
+        raise ValueError(
+            f"token_pattern={token_pattern!r} is not a valid regular expression: {exc}."
+        ) from None
     if pattern.groups > 1:
         raise ValueError(
             f"token_pattern={token_pattern!r} has {pattern.groups} capturing groups; expected at "

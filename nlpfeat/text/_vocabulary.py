@@ -297,5 +297,7 @@ def check_vocabulary(vocabulary):
                 seen.add(term)
             raise ValueError(f"vocabulary contains the term {repeated!r} more than once.")
     if not mapping:
-        raise ValueError("vocabulary is empty; pass at least one term, or vocabulary=None to learn it.")
+        raise ValueError(
+            "vocabulary is empty; pass at least one term, or vocabulary=None to learn it."
+        )
     return mapping
