@@ -24,8 +24,8 @@ large as the gap between them. This example shows the API, not a winner.
 
 Usage::
 
-    python examples/quickstart_pipeline.py             # 5 folds x 5 repeats, figure in ./nlpfeat-examples/
-    python examples/quickstart_pipeline.py --quick     # 5 folds x 1 repeat
+    python examples/quickstart_pipeline.py          # 5 x 5 folds; figure in ./nlpfeat-examples/
+    python examples/quickstart_pipeline.py --quick  # 5 x 1 folds
 """
 import argparse
 import os
