@@ -20,7 +20,13 @@ from nlpfeat._validation import (
     fit_context,
 )
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._cooccurrence import new_vocabulary, token_ids
+from nlpfeat.text._cooccurrence import (
+    new_vocabulary,
+    pad_documents,
+    pair_table,
+    split_keys,
+    token_ids,
+)
 from nlpfeat.text._documents import check_corpus_nonempty
 
 __all__ = ["Collocations", "bigram_scores"]
@@ -87,19 +93,18 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
 
 
 def _bigram_table(units):
-    """Unique adjacent pairs of a corpus: (terms, first ids, second ids, n_ii, freq, N)."""
+    """Unique adjacent pairs of a corpus: (terms, first ids, second ids, n_ii, freq, N).
+
+    The bigrams are the window-1 pair table of :mod:`._cooccurrence`, whose padding
+    between documents keeps any pair from joining two documents.
+    """
     vocab = new_vocabulary()
     ids, lengths = token_ids(units, vocab)
-    ends = np.cumsum(lengths)
-    same_doc = np.ones(max(len(ids) - 1, 0), dtype=bool)
-    same_doc[ends[(ends > 0) & (ends < len(ids))] - 1] = False   # never pair across docs
-    n_terms = len(vocab)
-    keys = ids[:-1][same_doc] * n_terms + ids[1:][same_doc]
-    keys, n_ii = np.unique(keys, return_counts=True)
-    first, second = np.divmod(keys, n_terms)
-    terms = np.empty(n_terms, dtype=object)
+    keys, n_ii = pair_table(pad_documents(ids, lengths, 1), 1)
+    first, second = split_keys(keys)
+    terms = np.empty(len(vocab), dtype=object)
     terms[:] = list(vocab)
-    return terms, first, second, n_ii, np.bincount(ids, minlength=n_terms), len(ids)
+    return terms, first, second, n_ii, np.bincount(ids, minlength=len(vocab)), len(ids)
 
 
 @contextmanager

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 
-__all__ = ["cooccurrence", "count_cooccurrence", "pair_table", "token_ids"]
+__all__ = ["cooccurrence", "count_cooccurrence", "pair_table", "split_keys", "token_ids"]
 
 _SHIFT = 32                        # a pair key is word << 32 | context (ids below 2**31)
 _MASK = (1 << _SHIFT) - 1
@@ -99,6 +99,11 @@ def _merge(table, other):
     merged_keys[old], merged_keys[new_at] = keys, new_keys[~hit]
     merged_values[old], merged_values[new_at] = values, new_values[~hit]
     return merged_keys, merged_values
+
+
+def split_keys(keys):
+    """Pair keys -> (word ids, context ids)."""
+    return keys >> _SHIFT, keys & _MASK
 
 
 def pair_table(padded_ids, window, *, weighting="uniform"):
@@ -207,7 +212,7 @@ def select_terms(freq, vocabulary, min_count):
 
 def pairs_to_matrix(keys, values, n_terms, order=None, *, symmetric=True):
     """CSR matrix of a sorted pair table; ``order`` (new index -> old id) selects terms."""
-    rows, cols = keys >> _SHIFT, keys & _MASK
+    rows, cols = split_keys(keys)
     indptr = np.zeros(n_terms + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_terms), out=indptr[1:])
     counts = sp.csr_matrix((values, cols, indptr), shape=(n_terms, n_terms))
