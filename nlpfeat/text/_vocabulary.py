@@ -173,8 +173,18 @@ def sort_vocabulary(X, vocabulary):
 
 
 def document_frequency(X):
-    """Number of documents (rows of CSR ``X``) in which each term (column) occurs."""
-    return np.bincount(X.indices[X.data != 0], minlength=X.shape[1])
+    """Number of documents (rows of CSR ``X``) in which each term (column) occurs.
+
+    ``X`` must have no duplicate entries (as ``count_matrix`` returns); explicit zeros are
+    not counted. Counted in blocks so that the temporary copies stay small.
+    """
+    df = np.zeros(X.shape[1], dtype=np.int64)
+    step = _CHUNK_TOKENS * 4
+    for start in range(0, X.nnz, step):
+        indices = X.indices[start : start + step]
+        data = X.data[start : start + step]
+        df += np.bincount(indices[data != 0] if not data.all() else indices, minlength=X.shape[1])
+    return df
 
 
 def check_df_bounds(min_df, max_df, n_documents=None):
@@ -209,6 +219,9 @@ def prune_vocabulary(X, vocabulary, *, min_df=1, max_df=1.0, max_features=None):
 
     ``min_df``/``max_df`` are document counts (int) or proportions of documents (float), as in
     scikit-learn; ties for the last ``max_features`` places are broken as scikit-learn does.
+    When nothing can be pruned (``min_df <= 1`` document, ``max_df`` covering every document,
+    no ``max_features``) ``X`` is returned as is, without computing document frequencies: a
+    learned vocabulary has no term with ``df = 0``.
 
     Parameters
     ----------
@@ -229,6 +242,8 @@ def prune_vocabulary(X, vocabulary, *, min_df=1, max_df=1.0, max_features=None):
         names the parameter that did).
     """
     min_count, max_count = check_df_bounds(min_df, max_df, X.shape[0])
+    if min_count <= 1 and max_count >= X.shape[0] and max_features is None:
+        return X, vocabulary  # nothing to prune (every learned term occurs in >= 1 document)
     df = document_frequency(X)
     keep = df >= min_count
     _check_any_left(keep, df.size, f"min_df={min_df!r}")
