@@ -6,6 +6,7 @@ per-document callables, once, for ``BagOfWords``, ``PositionalBagOfWords`` and
 ``transform`` time from the parameters, never stored, so estimators clone and pickle.
 """
 import re
+import warnings
 
 from nlpfeat._validation import Integral, StrOptions
 from nlpfeat.text._documents import DECODE_ERRORS, INPUT_TYPES, iter_documents
@@ -125,7 +126,14 @@ class TextMixin:
     def _check_text_params(self):
         """Checks that ``_parameter_constraints`` cannot express; call at the top of ``fit``."""
         check_ngram_range(self.ngram_range)
-        if self.tokenizer == "regexp" and self.token_pattern is not None:
+        if self.token_pattern is not None and self.tokenizer != "regexp":
+            warnings.warn(
+                f"token_pattern={self.token_pattern!r} is not used with "
+                f"tokenizer={self.tokenizer!r}; it applies to tokenizer='regexp' only.",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif self.token_pattern is not None:
             get_tokenizer("regexp", self.token_pattern)  # raises on a bad pattern
 
     def _token_fn(self):

@@ -155,6 +155,12 @@ def test_text_options_apply_to_every_estimator(Est, kwargs, doc, present, absent
     assert present in names and absent not in names
 
 
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_unused_token_pattern_warns(Est):
+    with pytest.warns(UserWarning, match="token_pattern='x' is not used with tokenizer='whitespace'"):
+        Est(tokenizer="whitespace", token_pattern="x").fit(["aa bb"])
+
+
 def test_char_wb_for_counting_estimators():
     for Est in (BagOfWords, TfidfVectorizer):
         names = Est(analyzer="char_wb", ngram_range=(3, 3)).fit(["ab"]).get_feature_names_out()
