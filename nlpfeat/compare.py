@@ -474,25 +474,22 @@ def _figures(store, out, seed, quick):
             if name == "nw-gaussian" or name.startswith(("attn-", "torch"))}
     heat = {k: v for k, v in heat.items() if v is not None}
     if heat:
-        train_X = models[next(iter(heat))][-1]
-        order = _train_order(train_X)
+        # Every stored model was fitted on the first CV fold's training rows, in order.
+        from sklearn.model_selection import KFold
+
+        train, _ = next(KFold(3 if quick else 5, shuffle=True, random_state=seed).split(X))
+        order = np.argsort(X[train, 0], kind="stable")
         stack = np.stack([np.asarray(w)[:, order] for w in heat.values()])
-        fig = plot_attention(stack, titles=list(heat), xlabel="training inputs (sorted)",
-                             ylabel="queries x in [0, 5)")
+        sparse_labels = lambda values: [f"{v:.1f}" if i % 8 == 0 else ""  # noqa: E731
+                                        for i, v in enumerate(values)]
+        fig = plot_attention(stack, sparse_labels(grid[:, 0]), sparse_labels(X[train, 0][order]),
+                             titles=list(heat), xlabel="training input x_i (sorted)",
+                             ylabel="query x")
         written.append(_save(fig, out, "attention_heatmaps.png"))
     if "nw-gaussian" in models:
         ax = plot_bandwidth_curve(models["nw-gaussian"][-1])
         written.append(_save(ax.figure, out, "bandwidth_curve.png"))
     return written
-
-
-def _train_order(estimator):
-    for attr in ("X_fit_", "memory_X_", "Xm_"):
-        if hasattr(estimator, attr):
-            Xm = getattr(estimator, attr)
-            Xm = Xm.numpy() if hasattr(Xm, "numpy") else np.asarray(Xm)
-            return np.argsort(Xm[:, 0], kind="stable")
-    return slice(None)
 
 
 def _save(fig, out, name):
@@ -638,7 +635,8 @@ def sentence_attention(sentence, n_heads=1, seed=0, tokenizer="regexp", d_model=
                        random_state=seed).fit(corpus)
     vectors = np.stack([emb.embeddings_[emb.vocabulary_[t]] if t in emb.vocabulary_
                         else np.zeros(emb.embeddings_.shape[1]) for t in tokens])
-    vectors = vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
+    # Unit variance per coordinate (norm sqrt(d)), the scale LayerNorm gives a transformer.
+    vectors = vectors * np.sqrt(d_model) / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)
     x = SinusoidalPositionalEncoding(vectors.shape[1]).forward(vectors[None])
     mha = MultiHeadAttention(vectors.shape[1], n_heads, rng=np.random.default_rng(seed))
     _, weights = mha.forward(x, x, x, need_weights=True, average_attn_weights=False)

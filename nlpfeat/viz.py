@@ -15,8 +15,8 @@ def _pyplot(caller):
     return import_optional("matplotlib.pyplot", "viz", caller)
 
 
-def _heatmap(ax, matrix, row_labels, col_labels, title, cmap):
-    image = ax.imshow(matrix, cmap=cmap, aspect="auto", vmin=0.0)
+def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax):
+    image = ax.imshow(matrix, cmap=cmap, aspect="auto", vmin=0.0, vmax=vmax)
     if row_labels is not None:
         ax.set_yticks(np.arange(len(row_labels)), labels=[str(r) for r in row_labels])
     if col_labels is not None:
@@ -77,7 +77,7 @@ def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles
         ncols = min(n_heads, 4)
         nrows = int(np.ceil(n_heads / ncols))
         fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols + 1, 3.0 * nrows),
-                                 squeeze=False)
+                                 squeeze=False, layout="constrained")
         axes = axes.ravel()
         for extra in axes[n_heads:]:
             extra.set_visible(False)
@@ -88,9 +88,10 @@ def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles
         fig = axes[0].figure
     if titles is None:
         titles = [f"head {h}" for h in range(n_heads)] if n_heads > 1 else [None]
+    vmax = float(weights.max()) or 1.0  # one colour scale for every head
     image = None
     for h in range(n_heads):
-        image = _heatmap(axes[h], weights[h], row_labels, col_labels, titles[h], cmap)
+        image = _heatmap(axes[h], weights[h], row_labels, col_labels, titles[h], cmap, vmax)
         axes[h].set_xlabel(xlabel)
         axes[h].set_ylabel(ylabel)
     fig.colorbar(image, ax=list(axes[:n_heads]), shrink=0.8)
@@ -221,7 +222,7 @@ def plot_topics(topic_model, n_words=10, ax=None):
     >>> from nlpfeat.datasets import load_toy_corpus
     >>> from nlpfeat.text import TopicModel
     >>> from nlpfeat.viz import plot_topics
-    >>> docs = load_toy_corpus("en").data
+    >>> docs = [sentence.split() for sentence in load_toy_corpus("en").data]
     >>> tm = TopicModel(n_topics=2, method="nmf", backend="sklearn", random_state=0)
     >>> fig = plot_topics(tm.fit(docs), n_words=5)
     >>> len(fig.axes)
@@ -236,7 +237,7 @@ def plot_topics(topic_model, n_words=10, ax=None):
         ncols = min(n_topics, 5)
         nrows = int(np.ceil(n_topics / ncols))
         fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 0.25 * n_words * nrows + 1.2),
-                                 squeeze=False)
+                                 squeeze=False, layout="constrained")
         axes = axes.ravel()
         for extra in axes[n_topics:]:
             extra.set_visible(False)
@@ -253,5 +254,4 @@ def plot_topics(topic_model, n_words=10, ax=None):
         if coherence is not None:
             title += f"\ncoherence {coherence[k]:.3f}"
         axes[k].set_title(title, fontsize="small")
-    fig.tight_layout()
     return fig
