@@ -73,7 +73,7 @@ BASE = {"n_layers": 6, "d_model": 256, "n_heads": 4, "dim_feedforward": 2048, "d
         "seq": 10, "half": 50}
 #: --quick: two contrasting rows of a small model, short runs.
 QUICK = {"rows": ["lr1e-3", "lr1e-3-warmup"], "n_layers": 2, "d_model": 64,
-         "dim_feedforward": 256, "steps": 150, "eval_batches": 50}
+         "dim_feedforward": 256, "steps": 500, "eval_batches": 100}
 #: What the published table claims, for the verdict printed at the end.
 FINDINGS = [
     ("lr 1e-3 without warm-up collapses (about 3.5)", "lr1e-3", lambda v: v > 3.0),
@@ -277,7 +277,7 @@ def parse_args(argv=None):
     p.add_argument("--eval-batches", type=int, default=None, help="default 1000")
     p.add_argument("--quick", action="store_true",
                    help="reduced run: rows lr1e-3 and lr1e-3-warmup of a 2-layer d_model 64 "
-                        "model, 150 steps, 50 eval batches (under a minute)")
+                        "model, 500 steps, 100 eval batches (under a minute)")
     p.add_argument("--with-torch", action="store_true",
                    help="also run each row in PyTorch from the same weights and batches")
     p.add_argument("--no-numpy", action="store_true", help="torch column only (with --with-torch)")

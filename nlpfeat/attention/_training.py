@@ -110,40 +110,54 @@ def train(model, optimizer, *, train_idx, val_idx=None, batch_size, max_iter,
     dict with ``loss_curve`` (mean training loss per epoch), ``validation_loss_curve``
     (or None), ``n_iter`` (epochs run) and ``t`` (optimizer steps).
     """
-    early_stopping = val_idx is not None
     batch_size = max(1, min(batch_size, len(train_idx)))
-    curve, val_curve = [], []
-    best, best_params, stale = np.inf, None, 0
+    monitor = _Monitor(model, val_idx, tol, n_iter_no_change)
     bar = _progress(max_iter, verbose, name)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        for _ in range(max_iter):
-            curve.append(_run_epoch(model, optimizer, train_idx, batch_size, rng,
-                                    max_grad_norm, name))
-            monitored = curve[-1]
-            if early_stopping:
-                val_curve.append(float(model.eval_loss(val_idx)))
-                monitored = val_curve[-1]
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(loss=f"{curve[-1]:.4g}", **(
-                    {"val_loss": f"{monitored:.4g}"} if early_stopping else {}))
-            if monitored < best - tol:
-                stale = 0
-                if early_stopping:
-                    best_params = {k: v.copy() for k, v in model.params.items()}
+    try:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+            for _ in range(max_iter):
+                loss = _run_epoch(model, optimizer, train_idx, batch_size, rng,
+                                  max_grad_norm, name)
+                if monitor.end_epoch(loss, bar):
+                    break
             else:
-                stale += 1
-            best = min(best, monitored)
-            if stale >= n_iter_no_change:
-                break
-        else:
-            warnings.warn(f"{name}: max_iter={max_iter} epochs reached and the loss is still "
-                          f"improving; raise max_iter.", ConvergenceWarning)
-    if bar is not None:
-        bar.close()
-    if best_params is not None:
-        for k, v in best_params.items():
-            model.params[k][...] = v
-    return {"loss_curve": curve, "validation_loss_curve": val_curve if early_stopping else None,
-            "n_iter": len(curve), "t": optimizer.n_steps}
+                warnings.warn(f"{name}: max_iter={max_iter} epochs reached and the loss is "
+                              f"still improving; raise max_iter.", ConvergenceWarning)
+    finally:
+        if bar is not None:
+            bar.close()
+    monitor.restore_best()
+    return {"loss_curve": monitor.curve, "n_iter": len(monitor.curve), "t": optimizer.n_steps,
+            "validation_loss_curve": monitor.val_curve if val_idx is not None else None}
 
+
+class _Monitor:
+    """Per-epoch bookkeeping: loss curves, the no-improvement count, the best parameters."""
+
+    def __init__(self, model, val_idx, tol, n_iter_no_change):
+        self.model, self.val_idx, self.tol, self.patience = model, val_idx, tol, n_iter_no_change
+        self.curve, self.val_curve = [], []
+        self.best, self.best_params, self.stale = np.inf, None, 0
+
+    def end_epoch(self, train_loss, bar):
+        """Record the epoch; True when training should stop."""
+        self.curve.append(train_loss)
+        monitored = train_loss
+        if self.val_idx is not None:
+            monitored = float(self.model.eval_loss(self.val_idx))
+            self.val_curve.append(monitored)
+        if bar is not None:
+            bar.update(1)
+            extra = {"val_loss": f"{monitored:.4g}"} if self.val_idx is not None else {}
+            bar.set_postfix(loss=f"{train_loss:.4g}", **extra)
+        if self.val_idx is not None and monitored < self.best:
+            self.best_params = {k: v.copy() for k, v in self.model.params.items()}
+        self.stale = 0 if monitored < self.best - self.tol else self.stale + 1
+        self.best = min(self.best, monitored)
+        return self.stale >= self.patience
+
+    def restore_best(self):
+        """With early stopping, put back the parameters of the best validation epoch."""
+        if self.best_params is not None:
+            for k, v in self.best_params.items():
+                self.model.params[k][...] = v
