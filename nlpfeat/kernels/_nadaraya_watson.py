@@ -3,13 +3,15 @@
 Free functions that the estimators wrap. Query rows are processed in chunks sized by
 ``working_memory`` (MiB, see :mod:`nlpfeat._chunking`), never one sample at a time.
 
-The Gaussian (and polynomial-kernel) hot path fuses the passes. With training rows centred and scaled by the
+The Gaussian hot path fuses the passes. With training rows centred and scaled by the
 bandwidth (``z = (x - mean) / h``) and the augmented matrices
 ``Q' = [z_q, -|z_q|^2 / 2, 1]`` and ``X' = [z_i, 1, -|z_i|^2 / 2]``, one GEMM gives
 ``Q' X'^T = -|z_q - z_i|^2 / 2``, the exact log kernel; one in-place ``exp``; one GEMM
 with ``[y, 1]`` gives numerator and denominator together. Rows whose denominator
 underflows (a query far from every training point, or a tiny bandwidth) are recomputed
 in log space with a max shift, so they degrade to nearest-neighbour weights, never 0/0.
+The polynomial compact kernels (Epanechnikov, biweight, triweight) take the same path
+with ``1 - |z_q - z_i|^2`` from the GEMM, clipped at 0 and raised to their power.
 """
 import numpy as np
 from scipy import sparse
@@ -78,14 +80,18 @@ class NWIndex:
             per += 2 * (self.pair.Z.shape[1] + 1)
         return 8 * self.pair.n_train * per
 
-    def fused_weights(self, Zq):
-        """Unnormalised weights: one GEMM, then one exp (Gaussian) or clip + powers."""
+    def fused_weights(self, Zq, out=None):
+        """Unnormalised weights: one GEMM, then one exp (Gaussian) or clip + powers.
+
+        ``out`` (n_q, n_train), if given, is reused (no fresh pages for every chunk).
+        """
         a = self._a
         sq = np.einsum("ij,ij->i", Zq, Zq)
         Q_aug = np.hstack([-2.0 * a * Zq, a * sq[:, None], np.ones((Zq.shape[0], 1))])
-        A = Q_aug @ self.X_aug.T          # (n_q, n_train): a |z_q - z_i|^2 + b
-        if self.poly is None:
-            return np.exp(A, out=A)       # <= 0 up to round-off
+        A = np.matmul(Q_aug, self.X_aug.T, out=out)  # (n_q, n_train): a |z_q - z_i|^2 + b
+        if self.poly is None:             # <= 0 up to round-off; see _bad_rows
+            with np.errstate(over="ignore"):
+                return np.exp(A, out=A)
         np.maximum(A, 0.0, out=A)
         base = A.copy() if self.poly > 1 else A
         for _ in range(self.poly - 1):
@@ -117,7 +123,7 @@ class NWIndex:
             return self.log_weights(Zq)
         A = self.fused_weights(Zq)
         s = A.sum(axis=1)
-        bad = ~(s > _TINY)
+        bad = self._bad_rows(s)
         empty = np.zeros(Zq.shape[0], dtype=bool)
         if bad.any():
             A[bad], empty[bad] = self.log_weights(Zq[bad])
@@ -125,11 +131,22 @@ class NWIndex:
         A /= s[:, None]
         return A, empty
 
-    def brute_chunk(self, Zq):
+    def _bad_rows(self, denom):
+        """Rows to redo in log space: underflow, no point in the support, or round-off.
+
+        Every exact weight is <= 1, so a denominator above ``2 n_train`` means the
+        GEMM's cancellation error (huge ``|z|^2`` from a tiny bandwidth) reached the
+        exponent; the log path's max shift then gives nearest-neighbour weights.
+        """
+        with np.errstate(invalid="ignore"):
+            return ~((denom > _TINY) & (denom <= 2.0 * self.pair.n_train))
+
+    def brute_chunk(self, Zq, buf=None):
         """Predictions for one chunk of scaled queries, and the empty-row mask."""
         if self.fast and self.reg_type == "lc":
-            R = self.fused_weights(Zq) @ self.Y1   # numerators and denominator, one GEMM
-            bad = ~(R[:, -1] > _TINY)
+            out = None if buf is None else buf[:Zq.shape[0]]
+            R = self.fused_weights(Zq, out) @ self.Y1   # numerators and denominator
+            bad = self._bad_rows(R[:, -1])
             empty = np.zeros(Zq.shape[0], dtype=bool)
             if bad.any():  # underflow (Gaussian) or no point in the support (compact)
                 W, empty[bad] = self.log_weights(Zq[bad])
@@ -217,13 +234,17 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None):
     n_q = X.shape[0]
     y_pred = np.empty((n_q, index.n_out))
     empty = np.zeros(n_q, dtype=bool)
-    for rows in _query_chunks(index, n_q, working_memory, algorithm):
+    chunks = list(_query_chunks(index, n_q, working_memory, algorithm))
+    buf = None
+    if algorithm != "tree" and index.fast and index.reg_type == "lc" and len(chunks) > 1:
+        buf = np.empty((chunks[0].stop - chunks[0].start, index.pair.n_train))
+    for rows in chunks:
         Zq = index.pair.query(X[rows])
         if algorithm == "tree":
             W, empty[rows] = index.tree_weights(Zq)
             y_pred[rows] = index.from_weights(W, Zq)
         else:
-            y_pred[rows], empty[rows] = index.brute_chunk(Zq)
+            y_pred[rows], empty[rows] = index.brute_chunk(Zq, buf)
     return y_pred, empty
 
 

@@ -230,11 +230,14 @@ def test_n_jobs_and_ard_classifier():
 def test_convex_hull_property_for_any_bandwidth():
     hypothesis = pytest.importorskip("hypothesis")
     st = hypothesis.strategies
+    # X holds exact copies of two queries: with h ~ 1e-10 the fused GEMM's cancellation
+    # error reaches the exponent, and those rows must fall back to the log path.
 
     @hypothesis.settings(max_examples=40, deadline=None)
     @hypothesis.given(seed=st.integers(0, 2**16), log_h=st.floats(-12, 4),
                       kernel=st.sampled_from(["gaussian", "tricube", "laplacian", "sigmoid"]),
                       shift=st.floats(-1e3, 1e3))
+    @hypothesis.example(seed=8, log_h=-10.375, kernel="gaussian", shift=1.0)  # GEMM round-off
     def check(seed, log_h, kernel, shift):
         rng = np.random.RandomState(seed)
         X = rng.normal(size=(15, 2)) + shift
