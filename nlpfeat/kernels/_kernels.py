@@ -15,8 +15,11 @@ Public API
 ``available_kernels()``
     Sorted list of registered names.
 :class:`Kernel`
-    ``log_k(u)``, ``k(u)``, ``log_k_sq(u2)``, ``dlog_k_du(u)`` (or None), ``compact``,
-    ``radius``, ``name``.
+    ``log_k(u)``, ``k(u)``, ``log_k_sq(u2)``, ``k_sq(u2)``, ``dlog_k_du(u)``,
+    ``differentiable``, ``compact``, ``radius``, ``name``.
+
+Between query and training rows, :func:`nlpfeat.kernels.kernel_log_weights` gives the
+(normalised) log weights for the metrics "euclidean", "product" and "cosine".
 """
 import numpy as np
 
@@ -52,6 +55,9 @@ class Kernel:
     log_k_sq : callable or None, default=None
         ``log_k`` as a function of ``u ** 2`` (saves a square root on the Euclidean
         hot path); by default ``log_k(sqrt(u2))``.
+    k_sq : callable or None, default=None
+        ``k`` as a function of ``u ** 2`` (the polynomial kernels evaluate it without
+        log or exp); by default ``exp(log_k_sq(u2))``.
 
     Attributes
     ----------
