@@ -9,9 +9,10 @@ Corpus: the Wikipedia sample (250 articles, gensim's test data) repeated ``--tim
 * ``TfidfVectorizer(smartirs="nfc")`` vs gensim ``Dictionary`` + ``doc2bow`` + ``TfidfModel``
   + ``corpus2csc`` on the same tokens (the gensim pipeline is given nlpfeat's tokenizer).
 
-Time is the best of ``--repeat`` runs (ours and the peer alternate; one run for trigrams); peak memory is
+Time is the best of ``--repeat`` runs (ours and the peer alternate); peak memory is
 ``tracemalloc``'s peak over one separate run (Python and numpy allocations). One BLAS thread.
-Run: ``python benchmarks/bench_text.py`` (a few minutes on 2 cores) or ``--quick``.
+Run: ``python benchmarks/bench_text.py`` (a few minutes on 2 cores; ``--rows`` picks rows)
+or ``--quick``.
 """
 import argparse
 import gc
@@ -92,40 +93,55 @@ def report(name, t_ours, t_peer, m_ours, m_peer, peer_name, note):
           f"  {note}", flush=True)
 
 
+def run_sklearn_row(row, docs, repeat):
+    name, ours, peer_name, peer = row
+    t_ours, t_peer, X, Y = compare(lambda: ours.fit_transform(docs),
+                                   lambda: peer.fit_transform(docs), repeat)
+    note = difference(X, Y, ours, peer)
+    del X, Y
+    m_ours = peak_mib(lambda: ours.fit_transform(docs))
+    m_peer = peak_mib(lambda: peer.fit_transform(docs))
+    report(name, t_ours, t_peer, m_ours, m_peer, peer_name, note)
+
+
+def run_gensim_row(docs, repeat):
+    ours = TfidfVectorizer(smartirs="nfc")
+    t_ours, t_peer, X, (Y, dictionary) = compare(lambda: ours.fit_transform(docs),
+                                                 lambda: gensim_tfidf(docs), repeat)
+    columns = [dictionary.token2id[t] for t in ours.get_feature_names_out()]
+    note = f"max |diff| {abs(X - Y[:, columns]).max():.1e}"
+    del X, Y
+    m_ours = peak_mib(lambda: ours.fit_transform(docs))
+    m_peer = peak_mib(lambda: gensim_tfidf(docs))
+    report('TfidfVectorizer(smartirs="nfc")', t_ours, t_peer, m_ours, m_peer,
+           "gensim Dictionary+TfidfModel(smartirs=nfc)", note)
+
+
+ROWS = ("bow", "tfidf", "tfidf13", "gensim")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=10, help="copies of the Wikipedia sample")
-    parser.add_argument("--repeat", type=int, default=2,
-                        help="timing runs, best kept (the trigram row runs once)")
+    parser.add_argument("--repeat", type=int, default=2, help="timing runs (best is kept)")
+    parser.add_argument("--rows", default=",".join(ROWS),
+                        help=f"comma-separated subset of {','.join(ROWS)}")
     parser.add_argument("--quick", action="store_true", help="1 copy, 1 run, skip trigrams")
     args = parser.parse_args(argv)
+    rows = args.rows.split(",")
     if args.quick:
         args.times, args.repeat = 1, 1
+        rows = [r for r in rows if r != "tfidf13"]
     docs = load_wiki_sample().data * args.times
     print(f"Wikipedia sample x{args.times}: {len(docs)} documents, "
           f"{sum(map(len, docs)) / 1e6:.1f} M characters; best of {args.repeat} runs; "
           f"peak memory by tracemalloc")
     with threadpool_limits(1):
-        rows = sklearn_rows()[: 2 if args.quick else 3]
-        for name, ours, peer_name, peer in rows:
-            repeat = 1 if "ngram" in name else args.repeat
-            t_ours, t_peer, X, Y = compare(lambda: ours.fit_transform(docs),
-                                           lambda: peer.fit_transform(docs), repeat)
-            note = difference(X, Y, ours, peer)
-            del X, Y
-            m_ours = peak_mib(lambda: ours.fit_transform(docs))
-            m_peer = peak_mib(lambda: peer.fit_transform(docs))
-            report(name, t_ours, t_peer, m_ours, m_peer, peer_name, note)
-        ours = TfidfVectorizer(smartirs="nfc")
-        t_ours, t_peer, X, (Y, dictionary) = compare(lambda: ours.fit_transform(docs),
-                                                     lambda: gensim_tfidf(docs), args.repeat)
-        columns = [dictionary.token2id[t] for t in ours.get_feature_names_out()]
-        note = f"max |diff| {abs(X - Y[:, columns]).max():.1e}"
-        del X, Y
-        m_ours = peak_mib(lambda: ours.fit_transform(docs))
-        m_peer = peak_mib(lambda: gensim_tfidf(docs))
-        report('TfidfVectorizer(smartirs="nfc")', t_ours, t_peer, m_ours, m_peer,
-               "gensim Dictionary+TfidfModel(smartirs=nfc)", note)
+        for key, row in zip(ROWS, sklearn_rows()):
+            if key in rows:
+                run_sklearn_row(row, docs, args.repeat)
+        if "gensim" in rows:
+            run_gensim_row(docs, args.repeat)
 
 
 if __name__ == "__main__":

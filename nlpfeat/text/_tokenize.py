@@ -22,10 +22,11 @@ CJK_IDEOGRAPHS = (
     "\U00020000-\U0002ebef\U0002f800-\U0002fa1f\U00030000-\U0003134f"
 )
 
-# A CJK ideograph alone, or a maximal run of two or more other word characters. On text
-# without ideographs the second branch finds exactly what scikit-learn's default
-# ``(?u)\b\w\w+\b`` finds (maximal runs of >= 2 word characters).
-DEFAULT_TOKEN_PATTERN = rf"[{CJK_IDEOGRAPHS}]|[^\W{CJK_IDEOGRAPHS}]{{2,}}"
+# A maximal run of two or more word characters that are not CJK ideographs, or one CJK
+# ideograph alone. On text without ideographs the first branch finds exactly what
+# scikit-learn's default ``(?u)\b\w\w+\b`` finds (maximal runs of >= 2 word characters).
+# The branches start on disjoint characters; the common one goes first (it is faster).
+DEFAULT_TOKEN_PATTERN = rf"[^\W{CJK_IDEOGRAPHS}]{{2,}}|[{CJK_IDEOGRAPHS}]"
 
 TOKENIZERS = ("regexp", "treebank", "wordpunct", "whitespace", "char", "jieba")
 
