@@ -66,7 +66,7 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
     if callable(tokenizer):
         return tokenizer
     if tokenizer == "regexp":
-        return _regexp_tokenizer(DEFAULT_TOKEN_PATTERN if token_pattern is None else token_pattern)
+        return _default_tokenizer if token_pattern is None else _regexp_tokenizer(token_pattern)
     if tokenizer == "treebank":
         from nltk.tokenize import TreebankWordTokenizer
 
@@ -100,6 +100,15 @@ def _regexp_tokenizer(token_pattern):
             f"most one (the token). Use non-capturing groups (?:...) for the others."
         )
     return pattern.findall
+
+
+_DEFAULT_FINDALL = re.compile(DEFAULT_TOKEN_PATTERN).findall
+_ASCII_FINDALL = re.compile(r"(?a)\w\w+").findall  # the same tokens on ASCII text, faster
+
+
+def _default_tokenizer(text):
+    """The default pattern; ASCII text (an O(1) check) takes an equivalent, faster pattern."""
+    return _ASCII_FINDALL(text) if text.isascii() else _DEFAULT_FINDALL(text)
 
 
 def _jieba_tokenizer():

@@ -4,6 +4,8 @@ import re
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from nlpfeat.datasets import load_lee, load_wiki_sample
@@ -34,6 +36,19 @@ def test_default_tokenizer_matches_sklearn_without_ideographs(text):
 
 def test_ideographs_split_but_kana_runs_stay_words():
     assert get_tokenizer()("日本語テキスト ok") == ["日", "本", "語", "テキスト", "ok"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab_1 .-\t\néß我爱テ", max_size=30))
+def test_default_tokenizer_fast_path_is_the_pattern(text):
+    """Property: the ASCII fast path finds what the documented pattern finds, and on text
+    without ideographs both equal scikit-learn's default token_pattern."""
+    from nlpfeat.text._tokenize import DEFAULT_TOKEN_PATTERN
+
+    tokens = get_tokenizer()(text)
+    assert tokens == re.findall(DEFAULT_TOKEN_PATTERN, text)
+    if not re.search("[我爱]", text):
+        assert tokens == re.findall(r"(?u)\b\w\w+\b", text)
 
 
 def test_each_ideograph_is_a_token():
