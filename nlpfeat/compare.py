@@ -25,6 +25,7 @@ import time
 import warnings
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 __all__ = ["ALL_MODELS", "TASKS", "run_comparison", "sentence_attention", "weight_agreement"]
 
@@ -106,8 +107,9 @@ def weight_agreement(reference, weights, eps=1e-12):
 
 # ----------------------------------------------------------------------------- models
 def _attention_params(quick, seed):
-    return dict(max_iter=30 if quick else 150, learning_rate=1e-2, batch_size=32,
-                random_state=seed)
+    # Each training step attends over at most 128 random memory slots (prediction uses all).
+    return dict(max_iter=20 if quick else 60, learning_rate=1e-2, batch_size=32,
+                max_memory=128, random_state=seed)
 
 
 def _regression_model(name, n_features, quick, seed):
@@ -126,6 +128,7 @@ def _regression_model(name, n_features, quick, seed):
     if name.startswith("attn-"):
         _, score, heads = name.split("-")
         return AttentionRegressor(score_func=score, n_heads=int(heads[:-1]),
+                                  d_k=8 if score == "additive" else None,
                                   **_attention_params(quick, seed))
     if name == "knn":
         return GridSearchCV(KNeighborsRegressor(), {"n_neighbors": [3, 5, 10, 20]}, cv=3)
@@ -296,9 +299,14 @@ def _pmi_embedding(docs, seed, quick):
 
 
 def _pooling(name, embedding):
-    """Mean pooling, or Nadaraya-Watson attention pooling (median bandwidth, idf query)."""
+    """Mean pooling, or Nadaraya-Watson attention pooling (median bandwidth, idf query).
+
+    The fitted embedding goes in as gensim KeyedVectors: scikit-learn's ``clone`` (run by
+    ``cross_validate``) would turn a fitted estimator parameter into an unfitted one.
+    """
     from nlpfeat.text import KernelAttentionPooling
 
+    embedding = embedding.to_keyedvectors()
     if name == "pmi-mean":
         return KernelAttentionPooling(embedding, input="content", stop_words="english",
                                       query="mean", bandwidth=1e6)
@@ -501,8 +509,20 @@ def _save(fig, out, name):
     return path
 
 
+def _print_task(task, task_rows, stream):
+    direction = "higher" if task_rows[0]["higher_is_better"] else "lower"
+    spread = ("std over 200 bootstrap resamples of the rated pairs" if task == "lee"
+              else f"mean ± std over {task_rows[0]['n_scores']} CV folds")
+    print(f"\n== {task}: {TASKS[task]}\n   {task_rows[0]['metric']}, {direction} is "
+          f"better; {spread}", file=stream)
+    print(format_table(task_rows), file=stream, flush=True)
+
+
 class _NoProgress:
     def update(self, n=1):
+        pass
+
+    def clear(self):
         pass
 
     def close(self):
@@ -538,6 +558,11 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
         Write figures when matplotlib is installed.
     progress : bool, default=True
         Show a tqdm progress bar on stderr.
+
+    Notes
+    -----
+    The models are fitted with one BLAS thread (threadpoolctl): the problems are small,
+    and on a 2-core machine multithreaded BLAS was measured up to ten times slower on them.
     stream : file-like, default=None
         Where the tables go (stdout by default).
 
@@ -566,29 +591,25 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
 
         bar = tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
     rows, store = [], {}
+    runners = {"polarity": _run_polarity, "lee": _run_lee}
+    # One BLAS thread: these problems are small, and on a 2-core machine multithreaded BLAS
+    # was measured up to 10 times slower on them (threads spinning on tiny products).
+    limits = threadpool_limits(limits=1)
     try:
         for task, names in plan.items():
             if not names:
                 continue
             if task in _REGRESSION:
                 task_rows = _run_regression(task, names, quick, seed, bar, store)
-            elif task == "polarity":
-                task_rows = _run_polarity(names, quick, seed, bar, store)
             else:
-                task_rows = _run_lee(names, quick, seed, bar, store)
+                task_rows = runners[task](names, quick, seed, bar, store)
             rows.extend(task_rows)
+            bar.clear()
+            _print_task(task, task_rows, stream)
+            _write(rows, out)
     finally:
         bar.close()
-    _write(rows, out)
-    for task in plan:
-        task_rows = [r for r in rows if r["task"] == task]
-        if task_rows:
-            direction = "higher" if task_rows[0]["higher_is_better"] else "lower"
-            spread = ("std over 200 bootstrap resamples of the rated pairs" if task == "lee"
-                      else f"mean ± std over {task_rows[0]['n_scores']} CV folds")
-            print(f"\n== {task}: {TASKS[task]}\n   {task_rows[0]['metric']}, {direction} is "
-                  f"better; {spread}", file=stream)
-            print(format_table(task_rows), file=stream)
+        limits.restore_original_limits()
     written = _figures(store, out, seed, quick) if plots else []
     print(f"\nwrote {os.path.join(out, 'results.csv')}, results.json"
           + "".join(f", {os.path.basename(p)}" for p in written if p.endswith(".png")), file=stream)
