@@ -18,10 +18,12 @@ def _pyplot(caller):
 def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax):
     image = ax.imshow(matrix, cmap=cmap, aspect="auto", vmin=0.0, vmax=vmax)
     if row_labels is not None:
-        ax.set_yticks(np.arange(len(row_labels)), labels=[str(r) for r in row_labels])
+        at = [i for i, r in enumerate(row_labels) if str(r)]  # "" labels get no tick
+        ax.set_yticks(at, labels=[str(row_labels[i]) for i in at])
     if col_labels is not None:
-        ax.set_xticks(np.arange(len(col_labels)), labels=[str(c) for c in col_labels],
-                      rotation=90 if len(col_labels) > 8 else 0)
+        at = [i for i, c in enumerate(col_labels) if str(c)]
+        ax.set_xticks(at, labels=[str(col_labels[i]) for i in at],
+                      rotation=90 if len(at) > 8 else 0)
     if title:
         ax.set_title(title)
     return image
@@ -37,7 +39,8 @@ def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles
         Non-negative weights, e.g. ``NadarayaWatsonRegressor.attention_weights(X)``
         (densified) or ``MultiHeadAttention.forward(..., average_attn_weights=False)[1][0]``.
     row_labels, col_labels : sequence of str, default=None
-        Tick labels for the queries (rows) and keys (columns), e.g. the tokens of a sentence.
+        Tick labels for the queries (rows) and keys (columns), e.g. the tokens of a
+        sentence; an empty string leaves its row or column without a tick.
     ax : matplotlib Axes or array of Axes, default=None
         Where to draw; one Axes per head. A new figure is made when None.
     titles : sequence of str, default=None
