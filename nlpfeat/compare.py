@@ -25,6 +25,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
 from threadpoolctl import threadpool_limits
 
 __all__ = ["ALL_MODELS", "TASKS", "run_comparison", "sentence_attention", "weight_agreement"]
@@ -154,37 +155,43 @@ def _attention_of(model, X_train, X_query):
     return W.mean(axis=0) if W.ndim == 3 else W
 
 
-class TorchAttentionRegressor:
+class TorchAttentionRegressor(RegressorMixin, BaseEstimator):
     """A PyTorch ``nn.MultiheadAttention`` regressor shaped and trained as AttentionRegressor.
 
     Queries are the (standardised) samples, keys the training inputs, values the training
     targets, each embedded by a linear map to ``d_model``; each training query's own memory
-    slot is masked (leave-one-out); minibatch Adam on the squared error. Only for
+    slot is masked (leave-one-out); minibatch Adam on the squared error, each step attending
+    over at most ``max_memory`` random memory slots, as AttentionRegressor does. Only for
     ``nlpfeat compare --with-torch``; torch is imported when it is fitted.
     """
 
-    def __init__(self, n_heads=4, d_model=16, max_iter=150, learning_rate=1e-2, batch_size=32,
-                 random_state=0):
-        self.n_heads, self.d_model = n_heads, d_model
-        self.max_iter, self.learning_rate = max_iter, learning_rate
-        self.batch_size, self.random_state = batch_size, random_state
+    def __init__(self, n_heads=4, d_model=16, max_iter=60, learning_rate=1e-2, batch_size=32,
+                 max_memory=128, random_state=0):
+        self.n_heads = n_heads
+        self.d_model = d_model
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.batch_size = batch_size
+        self.max_memory = max_memory
+        self.random_state = random_state
 
-    def get_params(self, deep=True):
-        return {k: getattr(self, k) for k in ("n_heads", "d_model", "max_iter", "learning_rate",
-                                               "batch_size", "random_state")}
-
-    def set_params(self, **params):
-        for key, value in params.items():
-            setattr(self, key, value)
-        return self
-
-    def _forward(self, Xq, mask=None):
+    def _forward(self, Xq, memory=None, mask=None):
         torch = self._torch
-        q = self.q_proj_(Xq)[None]
-        k = self.k_proj_(self.Xm_)[None]
-        v = self.v_proj_(self.ym_)[None]
-        out, w = self.mha_(q, k, v, attn_mask=mask, need_weights=True)
+        Xm = self.Xm_ if memory is None else self.Xm_[memory]
+        ym = self.ym_ if memory is None else self.ym_[memory]
+        out, w = self.mha_(self.q_proj_(Xq)[None], self.k_proj_(Xm)[None],
+                           self.v_proj_(ym)[None], attn_mask=mask, need_weights=True)
         return self.out_(out[0]), w[0] if w is not None else torch.empty(0)
+
+    def _step(self, idx, memory, optimizer):
+        torch = self._torch
+        # Mask each query's own slot when it is in the memory drawn for this step.
+        mask = torch.as_tensor(idx[:, None] == memory[None, :])
+        pred, _ = self._forward(self.Xm_[idx], torch.as_tensor(memory), mask)
+        loss = 0.5 * ((pred - self.ym_[idx]) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
 
     def fit(self, X, y):
         from nlpfeat._validation import import_optional
@@ -204,20 +211,14 @@ class TorchAttentionRegressor:
         self.out_ = nn.Linear(d, y.shape[1]).double()
         params = [p for m in (self.q_proj_, self.k_proj_, self.v_proj_, self.mha_, self.out_)
                   for p in m.parameters()]
-        opt = torch.optim.Adam(params, lr=self.learning_rate)
+        optimizer = torch.optim.Adam(params, lr=self.learning_rate)
         rng = np.random.RandomState(self.random_state)
         n = len(X)
         for _ in range(self.max_iter):
             order = rng.permutation(n)
             for start in range(0, n, self.batch_size):
-                idx = torch.as_tensor(order[start:start + self.batch_size])
-                mask = torch.zeros(len(idx), n, dtype=torch.bool)
-                mask[torch.arange(len(idx)), idx] = True
-                pred, _ = self._forward(self.Xm_[idx], mask)
-                loss = 0.5 * ((pred - self.ym_[idx]) ** 2).mean()
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
+                memory = np.sort(rng.choice(n, size=min(n, self.max_memory), replace=False))
+                self._step(order[start:start + self.batch_size], memory, optimizer)
         return self
 
     def predict(self, X):
@@ -233,10 +234,6 @@ class TorchAttentionRegressor:
             _, w = self._forward(torch.tensor((np.asarray(X, np.float64) - self.mx_) / self.sx_))
         return w.numpy()[None]
 
-    def score(self, X, y):
-        from sklearn.metrics import r2_score
-
-        return r2_score(y, self.predict(X))
 
 
 # ----------------------------------------------------------------------------- tasks
