@@ -161,6 +161,12 @@ def _doc_chunks(docs, tokenize, chunk_tokens):
         yield chunk
 
 
+#: MiB per chunk when ``working_memory`` is None. Counting is a sort-and-merge, not a
+#: cache-bound pairwise kernel, so larger chunks amortise the per-chunk work: on the
+#: Wikipedia sample (window 5) 4 MiB chunks counted 0.95 M tokens/s and 64 MiB 1.67 M.
+COUNTING_WORKING_MEMORY = 64.0
+
+
 def count_stream(docs, window, *, weighting="uniform", vocabulary=None, tokenize=None,
                  working_memory=None):
     """Stream documents in chunks; return (pair keys, pair values, term counts, vocabulary).
@@ -175,7 +181,8 @@ def count_stream(docs, window, *, weighting="uniform", vocabulary=None, tokenize
     # a token costs its id, its padding share and `window` int64 keys (+ sort space); a
     # chunk may also grow to the size of the tables held already (16 bytes a pair)
     token_bytes = 8 * (2 * window + 4)
-    budget = chunk_n_rows(token_bytes, 2**62, working_memory)
+    budget = chunk_n_rows(token_bytes, 2**62,
+                          COUNTING_WORKING_MEMORY if working_memory is None else working_memory)
     dtype = np.int64 if weighting == "uniform" else np.float64
     stack, freq = [(np.empty(0, np.int64), np.empty(0, dtype))], []
     held = lambda: max(budget, 16 * sum(len(keys) for keys, _ in stack) // token_bytes)
@@ -272,7 +279,8 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
     tokenizer : str or callable, default="regexp"
         How string documents are split (a name of :func:`nlpfeat.text.get_tokenizer`).
     working_memory : float, default=None
-        MiB of temporary arrays per chunk; None uses nlpfeat's default.
+        MiB of temporary arrays per chunk; None means 64 MiB (measured: counting runs
+        faster in large chunks, unlike the cache-bound kernels of nlpfeat.kernels).
 
     Returns
     -------
