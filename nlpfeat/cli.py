@@ -152,6 +152,8 @@ def cmd_attention(args, parser):
     tokens, weights = sentence_attention(args.sentence, n_heads=args.heads, seed=args.seed,
                                          tokenizer=args.tokenizer)
     width = max(len(t) for t in tokens) + 1
+    print("Self-attention of an untrained model (seeded weights) over PMI token vectors and "
+          "sinusoidal positions; see examples/fat_cat_attention.py for a hand-built head.")
     for h in range(weights.shape[0]):
         print(f"head {h} (rows: queries, columns: keys)")
         print(" " * width + "".join(f"{t[:6]:>7}" for t in tokens))
@@ -256,7 +258,7 @@ def _add_corpus_commands(sub):
     _add_text_options(p)
     p.set_defaults(func=cmd_neighbors, subparser=p)
 
-    p = sub.add_parser("attention", help="attention weights of a small model over a sentence",
+    p = sub.add_parser("attention", help="attention weights of a small untrained model over a sentence",
                        epilog='example: nlpfeat attention "the fat cat sat on the mat" --heads 4 -o fig.png')
     p.add_argument("sentence")
     p.add_argument("--heads", type=_positive_int, default=1)
