@@ -1,20 +1,38 @@
-"""nlpfeat.text."""
+"""nlpfeat.text: text features as scikit-learn estimators.
 
+Tokenizers (:mod:`nlpfeat.text.tokenize`), bag of words, positional bag of words,
+TF-IDF (scikit-learn's, SMART, BM25, log-entropy), co-occurrence and the PMI family,
+collocations, PMI word embeddings, topic models with coherence scoring, and the text
+features built on :mod:`nlpfeat.kernels`: kernel attention pooling and the locally
+weighted bag of words.
+"""
+from nlpfeat.text._bow import BagOfWords
 from nlpfeat.text._coherence import coherence_scorer, topic_coherence
-from nlpfeat.text._lowbow import LocallyWeightedBagOfWords
-from nlpfeat.text._pooling import KernelAttentionPooling
-from nlpfeat.text._topics import TopicModel
 from nlpfeat.text._collocations import Collocations
 from nlpfeat.text._cooccurrence import cooccurrence
 from nlpfeat.text._embedding import PMIEmbedding
+from nlpfeat.text._lowbow import LocallyWeightedBagOfWords
 from nlpfeat.text._pmi import pmi
-from nlpfeat.text._bow import BagOfWords
+from nlpfeat.text._pooling import KernelAttentionPooling
 from nlpfeat.text._positional import PositionalBagOfWords
 from nlpfeat.text._tfidf import TfidfVectorizer
+from nlpfeat.text._topics import TopicModel
 from nlpfeat.text.tokenize import get_stemmer, get_stop_words, get_tokenizer
 
-__all__ = ["KernelAttentionPooling", "LocallyWeightedBagOfWords", "TopicModel",
-           "coherence_scorer", "topic_coherence",
-           "Collocations", "PMIEmbedding", "cooccurrence", "pmi",
-           "BagOfWords", "PositionalBagOfWords", "TfidfVectorizer",
-           "get_stemmer", "get_stop_words", "get_tokenizer"]
+__all__ = [
+    "BagOfWords",
+    "Collocations",
+    "KernelAttentionPooling",
+    "LocallyWeightedBagOfWords",
+    "PMIEmbedding",
+    "PositionalBagOfWords",
+    "TfidfVectorizer",
+    "TopicModel",
+    "coherence_scorer",
+    "cooccurrence",
+    "get_stemmer",
+    "get_stop_words",
+    "get_tokenizer",
+    "pmi",
+    "topic_coherence",
+]
