@@ -12,7 +12,7 @@ Runs two examples at full size and copies three of their figures here:
 Usage (a few minutes on 2 cores; needs matplotlib)::
 
     python docs/make_figures.py
-    python docs/make_figures.py --quick --docs /tmp/figs   # smoke run, small sizes
+    python docs/make_figures.py --quick --docs figs   # smoke run, small sizes
 """
 import argparse
 import os

@@ -34,7 +34,7 @@ exp(score)) over the keys, and the output is the weighted mean of the values.
 Usage::
 
     python examples/fat_cat_attention.py              # tables, and heatmaps in ./nlpfeat-examples/
-    python examples/fat_cat_attention.py --quick --out /tmp/figs
+    python examples/fat_cat_attention.py --quick --out figs
 """
 import argparse
 import os
