@@ -2,8 +2,9 @@
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.preprocessing import normalize
+import scipy.linalg
 from sklearn.utils import check_random_state
-from sklearn.utils.extmath import randomized_svd
+from sklearn.utils.extmath import svd_flip
 
 from nlpfeat._validation import (
     Integral,
@@ -22,6 +23,54 @@ from nlpfeat.text._pooling import KernelAttentionPooling
 from nlpfeat.text._vocabulary import count_matrix, document_frequency
 
 __all__ = ["PMIEmbedding"]
+
+_N_OVERSAMPLES = 10
+
+
+def randomized_svd(A, n_components, *, n_iter=5, random_state=None, dtype=np.float64):
+    """Top singular values and left singular vectors of a sparse matrix.
+
+    Randomized subspace iteration (Halko, Martinsson and Tropp 2011, algorithm 4.4) with
+    ``n_components + 10`` probe vectors and LU-normalised power iterations, as in
+    scikit-learn's ``randomized_svd``. The power iterations only find a basis ``Q`` of the
+    dominant subspace, whose error is set by the spectrum and ``n_iter`` (a few percent
+    on the trailing singular values of a PPMI matrix), not by rounding; they run in
+    float32, which halves the memory traffic of the sparse products that dominate the
+    time. The Rayleigh-Ritz step (``B = Q^T A`` and the SVD of ``B``) then runs in
+    ``dtype``, so with float64 the returned values are the exact singular triplets of
+    ``Q Q^T A`` to float64 precision.
+
+    Parameters
+    ----------
+    A : sparse matrix of shape (n_rows, n_cols)
+    n_components : int
+    n_iter : int, default=5
+    random_state : RandomState instance
+    dtype : {np.float64, np.float32}, default=np.float64
+
+    Returns
+    -------
+    U : ndarray of shape (n_rows, n_components), dtype ``dtype``
+        Signs fixed as scikit-learn's ``svd_flip`` does (largest entry of each column
+        positive).
+    S : ndarray of shape (n_components,), descending
+    """
+    rng = check_random_state(random_state)
+    A = A.tocsr()
+    A32 = A.astype(np.float32)
+    At32 = A32.T.tocsr()
+    n_random = min(n_components + _N_OVERSAMPLES, min(A.shape))
+    Y = A32 @ rng.standard_normal((A.shape[1], n_random)).astype(np.float32)
+    for _ in range(n_iter):
+        Y = scipy.linalg.lu(Y, permute_l=True, check_finite=False)[0]
+        Y = scipy.linalg.lu(At32 @ Y, permute_l=True, check_finite=False)[0]
+        Y = A32 @ Y
+    Q = scipy.linalg.qr(Y.astype(dtype), mode="economic", check_finite=False)[0]
+    Bt = (At32 if dtype == np.float32 else A.T) @ Q     # (n_cols, n_random) = B^T
+    _, S, Vb = np.linalg.svd(Bt, full_matrices=False)      # B = Q^T A = Vb^T S W^T
+    U = Q @ Vb.T[:, :n_components]
+    U, _ = svd_flip(U, None)
+    return U.astype(dtype, copy=False), S[:n_components].astype(dtype, copy=False)
 
 _TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
                  "token_pattern", "stemmer", "stop_words")
@@ -58,14 +107,18 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         (:class:`nlpfeat.text.KernelAttentionPooling` with its default parameters over
         these vectors, fitted on the training documents).
     dtype : {np.float64, np.float32}, default=np.float64
-        Precision of the SVD and of ``embeddings_``. float32 halves the memory traffic of
-        the sparse products that dominate ``fit`` (about twice as fast) and changed the
-        word-similarity scores of ``benchmarks/quality_wordsim.py`` by less than 0.001:
-        the randomized SVD's own error is far above float32 rounding.
+        Precision of ``embeddings_`` and of the SVD's final Rayleigh-Ritz step (the
+        projection ``Q^T A`` and the small dense SVD). The power iterations, which only
+        find the subspace ``Q`` and whose error is the randomized method's (a few percent
+        on the trailing singular values), run in float32 either way: that halves the
+        memory traffic of the sparse products that dominate ``fit``, and the singular
+        values equal scikit-learn's float64 ``randomized_svd`` with the same seed to
+        about 1e-6 relative (see ``benchmarks/RESULTS.md``).
     n_iter : int, default=5
         Power iterations of the randomized SVD (scikit-learn's ``TruncatedSVD`` default);
-        more sharpen the trailing singular vectors at about 0.2 s each on the Wikipedia
-        sample.
+        each costs two sparse products (about 0.15 s on the Wikipedia sample) and
+        sharpens the trailing singular vectors (10 iterations raised the SimLex-999 score
+        from 0.271 to 0.280 in ``benchmarks/quality_wordsim.py``).
     random_state : int, RandomState instance or None, default=None
         Seeds the randomized SVD.
     working_memory : float, default=None
@@ -188,8 +241,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                 f"n_components, lower min_count or fit on a larger corpus.")
         kind = "ppmi" if self.shift == 1 else "sppmi"
         scores = pmi(counts, kind, alpha=self.alpha, shift=self.shift)
-        U, S, _ = randomized_svd(scores.astype(self.dtype, copy=False), self.n_components,
-                                 n_iter=self.n_iter, random_state=rng)
+        U, S = randomized_svd(scores, self.n_components, n_iter=self.n_iter,
+                              random_state=rng, dtype=self.dtype)
         self.singular_values_ = S
         self.embeddings_ = U * S**self.eig                  # (n_words, n_components)
         doc_term, _ = count_matrix(docs, self.vocabulary_)
