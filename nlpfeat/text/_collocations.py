@@ -6,7 +6,7 @@ formula over the contingency tables of all candidates at once.
 """
 import gc
 from contextlib import contextmanager
-from itertools import chain
+from itertools import chain, islice
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -22,7 +22,6 @@ from nlpfeat._validation import (
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._cooccurrence import (
     new_vocabulary,
-    pad_documents,
     pair_table,
     split_keys,
     token_ids,
@@ -33,6 +32,7 @@ __all__ = ["Collocations", "bigram_scores"]
 
 _SMALL = 1e-20          # nltk's guard against log(0) and 0 / 0, kept for exact parity
 MEASURES = ("pmi", "npmi", "llr", "chi_sq", "t", "dice", "count")
+_BREAK = (None,)        # appended to every document's tokens: never a str, never paired
 
 
 def _llr(n_ii, n_ix, n_xi, n_xx):
@@ -95,16 +95,22 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
 def _bigram_table(units):
     """Unique adjacent pairs of a corpus: (terms, first ids, second ids, n_ii, freq, N).
 
-    The bigrams are the window-1 pair table of :mod:`._cooccurrence`, whose padding
-    between documents keeps any pair from joining two documents.
+    The bigrams are the window-1 pair table of :mod:`._cooccurrence`. The token stream
+    gets a break (id -1) after every document, so no pair joins two documents; the pairs
+    come sorted by (first id, second id).
     """
     vocab = new_vocabulary()
-    ids, lengths = token_ids(units, vocab)
-    keys, n_ii = pair_table(pad_documents(ids, lengths, 1), 1)
+    vocab[None]                      # id 0: the document break (shifted to -1 below)
+    n_positions = sum(map(len, units)) + len(units)
+    stream = chain.from_iterable(chain(doc, _BREAK) for doc in units)
+    ids = np.fromiter(map(vocab.__getitem__, stream), np.int64, n_positions)
+    ids -= 1
+    keys, n_ii = pair_table(ids, 1)
     first, second = split_keys(keys)
-    terms = np.empty(len(vocab), dtype=object)
-    terms[:] = list(vocab)
-    return terms, first, second, n_ii, np.bincount(ids, minlength=len(vocab)), len(ids)
+    terms = np.empty(len(vocab) - 1, dtype=object)
+    terms[:] = list(islice(vocab, 1, None))
+    freq = np.bincount(ids + 1, minlength=len(vocab))[1:]
+    return terms, first, second, n_ii, freq, n_positions - len(units)
 
 
 @contextmanager
@@ -295,11 +301,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             level = self._score_level(units, spans)
             if level is None:
                 break
-            candidates, scores, terms, first, second, passed = level
+            candidates, scores, terms, first, second, passed, keys = level
             tables.append((candidates, scores))
             if not passed.size:
                 break
-            keys = np.sort(first[passed] * len(terms) + second[passed])
             self.levels_.append((terms, keys))
             if step + 2 < self.max_len:            # another pass follows: rewrite the text
                 for i in passed.tolist():
@@ -322,21 +327,28 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return None
         first, second, n_ii = first[keep], second[keep], n_ii[keep]
         scores = bigram_scores(self.measure, n_ii, freq[first], freq[second], n_tokens)
-        ranks = np.zeros(len(terms), dtype=np.int64)      # only candidates' words matter
+        # nltk's order (-score, first word, second word): sort by the words' string ranks
+        # (unique keys), then a stable sort by score
         used = np.zeros(len(terms), dtype=bool)
         used[first] = used[second] = True
-        words = np.flatnonzero(used)
+        words = np.flatnonzero(used)                   # only candidates' words matter
+        ranks = np.zeros(len(terms), dtype=np.int64)
         ranks[words] = _string_ranks(terms[words])
-        order = np.lexsort((ranks[second], ranks[first], -scores))  # nltk: (-score, words)
+        order = np.argsort(ranks[first] * len(words) + ranks[second])
+        order = order[np.argsort(-scores[order], kind="stable")]
+        id_keys = first * len(terms) + second          # sorted: pairs come in id order
         first, second, scores = first[order], second[order], scores[order]
         lefts, rights = terms[first].tolist(), terms[second].tolist()
         if spans:
             candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
         else:
             candidates = list(zip(lefts, rights))
-        passed = (np.arange(len(scores)) if self.threshold is None
-                  else np.flatnonzero(scores > self.threshold))
-        return candidates, scores, terms, first, second, passed
+        if self.threshold is None:
+            return candidates, scores, terms, first, second, np.arange(len(scores)), id_keys
+        passed = np.flatnonzero(scores > self.threshold)
+        joined = np.zeros(len(scores), dtype=bool)
+        joined[order[passed]] = True
+        return candidates, scores, terms, first, second, passed, id_keys[joined]
 
     def transform(self, X):
         """Rewrite documents as token lists with the learned phrases joined.
