@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from nlpfeat._validation import Integral, Interval, StrOptions, validate_params
 from nlpfeat.text._cooccurrence import token_ids
 
-__all__ = ["coherence_scorer", "top_word_ids", "topic_coherence"]
+__all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
 
 #: Added to joint probabilities before the log, as in Röder et al. (2015) and gensim.
 EPSILON = 1e-12
@@ -257,6 +257,13 @@ def topic_coherence(topics, corpus, *, measure="c_npmi", vocabulary=None, window
     >>> topic_coherence(topics, texts, measure="c_npmi", window_size=None).round(3)
     array([ 1.  ,  1.  , -0.95])
     """
+    return coherence_values(topics, corpus, measure=measure, vocabulary=vocabulary,
+                            window_size=window_size, window_counting=window_counting)
+
+
+def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, window_size="auto",
+                     window_counting="gensim"):
+    """:func:`topic_coherence` without its parameter validation (for trusted callers)."""
     topic_list = list(topics) if not isinstance(topics, np.ndarray) else topics
     vocabulary = _as_vocabulary(vocabulary)
     if _is_matrix(corpus):
@@ -288,10 +295,22 @@ def top_word_ids(components, top_n):
     """Column ids of the ``top_n`` largest ``|components|`` of each row, best first.
 
     Absolute values, so that an LSI topic's strongly negative words count too (as gensim's
-    ``LsiModel.show_topic`` does); LDA and NMF weights are non-negative anyway.
+    ``LsiModel.show_topic`` does); LDA and NMF weights are non-negative anyway. Ties go
+    to the lower column, exactly as a stable sort of the whole row would order them; only
+    the entries at or above each row's ``top_n``-th largest value are sorted.
     """
-    order = np.argsort(-np.abs(np.asarray(components)), axis=1, kind="stable")
-    return order[:, :top_n]
+    keys = -np.abs(np.asarray(components, dtype=np.float64))
+    n_rows, n_cols = keys.shape
+    top_n = min(top_n, n_cols)
+    if top_n == 0:
+        return np.zeros((n_rows, 0), dtype=np.intp)
+    if 4 * top_n >= n_cols or np.isnan(keys).any():
+        return np.argsort(keys, axis=1, kind="stable")[:, :top_n]
+    kth = np.partition(keys, top_n - 1, axis=1)[:, top_n - 1:top_n]
+    rows, cols = np.nonzero(keys <= kth)          # every row: >= top_n, ties included
+    order = np.lexsort((cols, keys[rows, cols], rows))
+    starts = np.searchsorted(rows[order], np.arange(n_rows))
+    return cols[order][starts[:, None] + np.arange(top_n)]
 
 
 class _CoherenceScorer:

@@ -20,7 +20,7 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat.text._coherence import DEFAULT_WINDOW_SIZE, top_word_ids, topic_coherence
+from nlpfeat.text._coherence import DEFAULT_WINDOW_SIZE, coherence_values, top_word_ids
 from nlpfeat.text._documents import iter_documents
 from nlpfeat.text._topics_gensim import GensimTopicBackend
 from nlpfeat.text._topics_sklearn import SklearnTopicBackend
@@ -305,8 +305,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
     def _coherence(self, corpus, measure):
         ids = top_word_ids(self.components_, min(self.top_n, self.components_.shape[1]))
         if isinstance(corpus, list):
-            return topic_coherence(ids, corpus, measure=measure, vocabulary=self.vocabulary_)
-        return topic_coherence(ids, corpus, measure=measure)
+            return coherence_values(ids, corpus, measure=measure, vocabulary=self.vocabulary_)
+        return coherence_values(ids, corpus, measure=measure)
 
     def score(self, X, y=None):
         """Mean coherence (``coherence`` measure) of the topics on ``X``; higher is better.

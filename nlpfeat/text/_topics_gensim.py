@@ -3,8 +3,9 @@ wrappers (``LdaTransformer``, ``LsiTransformer``, ``NmfTransformer``) gave.
 
 ``method="lda"`` wraps ``gensim.models.LdaModel`` (online variational Bayes, float64),
 ``"lsi"`` wraps ``LsiModel`` and ``"nmf"`` wraps ``gensim.models.Nmf``. The CSR matrix is
-handed to gensim once as its bag-of-words format (a list of ``(column, count)`` lists), or,
-for ``Nmf``, which accepts it, as a terms x documents CSC matrix.
+handed to ``LdaModel`` once as gensim's bag-of-words format (a list of ``(column, count)``
+lists), to ``Nmf``, which accepts it, as a terms x documents CSC matrix, and to
+``LsiModel`` as the CSC chunks its one-pass training would build from the bag of words.
 gensim's inference draws random numbers (LDA's initial gamma, NMF's coordinate order), which
 would make a document's topics depend on the other documents of the batch; ``transform`` and
 ``perplexity`` therefore run it with fixed draws: gamma starts at its mean, 1, as in
@@ -136,14 +137,41 @@ class GensimTopicBackend:
         from gensim.utils import FakeDict
 
         self.n_terms = X.shape[1]
-        # Nmf takes a terms x documents CSC matrix as it is (same topics as from the bag of
-        # words, without the conversion); LdaModel and LsiModel get the bag of words.
-        corpus = sp.csc_matrix(X.T) if self.method == "nmf" else to_bow(X)
-        self.model = self.cls(corpus, id2word=FakeDict(self.n_terms), **self.kwargs)
+        if (self.method == "lsi" and self.kwargs.get("onepass", True)
+                and not self.kwargs.get("distributed", False)):
+            self.model = self._fit_lsi_one_pass(X)
+        else:
+            # Nmf takes a terms x documents CSC matrix as it is (same topics as from the bag
+            # of words, without the conversion); LdaModel gets the bag of words.
+            corpus = sp.csc_matrix(X.T) if self.method == "nmf" else to_bow(X)
+            self.model = self.cls(corpus, id2word=FakeDict(self.n_terms), **self.kwargs)
         del self.rng
         self.n_iter_ = self.kwargs.get("power_iters" if self.method == "lsi" else "passes",
                                        2 if self.method == "lsi" else 1)
         return self
+
+    def _fit_lsi_one_pass(self, X):
+        """``LsiModel(bow)`` without the bag of words: the same one-pass updates.
+
+        For a bag-of-words corpus, ``LsiModel.add_documents`` (one-pass, serial) turns each
+        chunk of ``chunksize`` documents into a terms x documents CSC matrix and merges its
+        ``Projection`` into the model. The chunks are taken here straight from ``X``: the
+        same matrices, hence the same model (tested), without the round trip through Python
+        lists. (gensim's own sparse-matrix input would not pass ``random_seed`` on.)
+        """
+        from gensim.models.lsimodel import Projection
+        from gensim.utils import FakeDict
+
+        model = self.cls(None, id2word=FakeDict(self.n_terms), **self.kwargs)
+        Xt = sp.csc_matrix(X.T, dtype=model.dtype)                   # terms x documents
+        for start in range(0, X.shape[0], model.chunksize):
+            update = Projection(model.num_terms, model.num_topics,
+                                Xt[:, start:start + model.chunksize],
+                                extra_dims=model.extra_samples, power_iters=model.power_iters,
+                                dtype=model.dtype, random_seed=model.random_seed)
+            model.projection.merge(update, decay=model.decay)
+        model.docs_processed += X.shape[0]
+        return model
 
     @property
     def components_(self):

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from nlpfeat.datasets import load_lee
 from nlpfeat.text import coherence_scorer, topic_coherence
-from nlpfeat.text._coherence import _window_matrix
+from nlpfeat.text._coherence import _window_matrix, top_word_ids
 from nlpfeat.text._cooccurrence import token_ids
 from nlpfeat.text._tokenize import get_tokenizer, get_stop_words
 
@@ -256,3 +256,15 @@ def test_scorer_is_picklable_and_rejects_non_topic_models():
         scorer(LinearRegression().fit([[0.0], [1.0]], [0, 1]), np.eye(2))
     with pytest.raises(ValueError, match="top_n"):
         coherence_scorer(top_n=1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_word_ids_equals_a_stable_sort_of_the_rows(seed):
+    """The partial sort gives exactly a full stable sort's first columns, ties included."""
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 25)), int(rng.integers(1, 300)))
+    A = (rng.integers(-3, 4, size=shape).astype(float) if seed % 2  # many ties
+         else rng.normal(size=shape))
+    for n in (0, 1, 5, 10, shape[1] // 3, shape[1], shape[1] + 2):
+        expected = np.argsort(-np.abs(A), axis=1, kind="stable")[:, :n]
+        np.testing.assert_array_equal(top_word_ids(A, n), expected)

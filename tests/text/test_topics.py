@@ -134,6 +134,27 @@ def test_gensim_lsi_spans_the_top_singular_vectors(lee):
     np.testing.assert_allclose(tm.transform(X), X @ tm.components_.T)
 
 
+@pytest.mark.parametrize("chunksize", [None, 70])
+def test_gensim_lsi_equals_lsimodel_on_the_bag_of_words(lee, chunksize):
+    """The one-pass updates taken from the matrix give gensim's model from the bow list."""
+    from gensim.utils import FakeDict
+
+    from nlpfeat.text._topics_gensim import to_bow
+
+    _, X, _ = lee                         # 120 documents: chunks of 70 and 50
+    params = {} if chunksize is None else {"chunksize": chunksize}
+    tm = TopicModel(n_topics=8, method="lsi", max_iter=3, random_state=0,
+                    backend_params=params).fit(X)
+    seed = np.random.RandomState(0).randint(2**31 - 1)
+    ref = LsiModel(to_bow(sp.csr_matrix(X, dtype=np.float64)), num_topics=8,
+                   id2word=FakeDict(X.shape[1]), power_iters=3, random_seed=seed,
+                   dtype=np.float64, **params)
+    np.testing.assert_allclose(tm.model_.projection.s, ref.projection.s, rtol=1e-12)
+    np.testing.assert_allclose(tm.model_.projection.u, ref.projection.u, rtol=1e-10,
+                               atol=1e-12)
+    assert tm.model_.docs_processed == ref.docs_processed == X.shape[0]
+
+
 @pytest.mark.parametrize("method", ["lda", "nmf", "lsi"])
 @pytest.mark.parametrize("backend", ["gensim", "sklearn"])
 def test_deterministic_and_coherence_attributes(lee, method, backend):
