@@ -76,6 +76,19 @@ def test_chunking_never_changes_counts(wiki_tokens):
     assert abs(got - expected).max() < 1e-12 * expected.max()
 
 
+@pytest.mark.parametrize("min_count,symmetric", [(1, True), (3, True), (3, False)])
+def test_one_chunk_and_many_chunks_agree_with_min_count(wiki_tokens, min_count, symmetric):
+    """One chunk picks the terms before counting; many chunks select them afterwards."""
+    docs = wiki_tokens[:40]
+    one, vocab = cooccurrence(docs, 3, min_count=min_count, symmetric=symmetric)
+    many, many_vocab = cooccurrence(iter(docs), 3, min_count=min_count, symmetric=symmetric,
+                                    working_memory=0.05)
+    assert many_vocab == vocab and list(vocab) == sorted(vocab)
+    assert one.shape == (len(vocab), len(vocab)) and (one != many).nnz == 0
+    expected, _ = brute_force(docs, 3, symmetric=symmetric, vocabulary=vocab)
+    np.testing.assert_array_equal(one.toarray(), expected)
+
+
 def test_generator_input_and_string_documents():
     counts, vocab = cooccurrence((doc for doc in ["new york city", "new york"]), window=1)
     assert vocab == {"city": 0, "new": 1, "york": 2}
