@@ -32,6 +32,7 @@ __all__ = ["Collocations", "bigram_scores"]
 
 _SMALL = 1e-20          # nltk's guard against log(0) and 0 / 0, kept for exact parity
 MEASURES = ("pmi", "npmi", "llr", "chi_sq", "t", "dice", "count")
+_MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
 _BREAK = (None,)        # appended to every document's tokens: never a str, never paired
 
 
@@ -134,6 +135,28 @@ def _string_ranks(terms):
     ranks = np.empty(len(terms), dtype=np.int64)
     ranks[np.argsort(terms.astype(str), kind="stable")] = np.arange(len(terms))
     return ranks
+
+
+def _nltk_order(scores, first, second, terms):
+    """Order of the pairs by (-score, first word, second word), as nltk ranks them.
+
+    Words compare in Python's string order; only the candidates' words are ranked. When
+    it fits in int64, one sort of the key (rank of the score, rank of the word pair) does
+    it; otherwise a sort by words, then a stable sort by score.
+    """
+    used = np.zeros(len(terms), dtype=bool)
+    used[first] = used[second] = True
+    words = np.flatnonzero(used)
+    ranks = np.zeros(len(terms), dtype=np.int64)
+    ranks[words] = _string_ranks(terms[words])
+    pair_rank = ranks[first] * len(words) + ranks[second]          # unique per pair
+    if not np.isnan(scores).any():
+        distinct, score_rank = np.unique(-scores, return_inverse=True)
+        if len(distinct) * len(words) ** 2 < _MAX_SORT_KEY:
+            return np.argsort(score_rank.ravel().astype(np.int64) * len(words) ** 2
+                              + pair_rank)
+    order = np.argsort(pair_rank)
+    return order[np.argsort(-scores[order], kind="stable")]
 
 
 def _ranked(tables):
@@ -327,20 +350,14 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return None
         first, second, n_ii = first[keep], second[keep], n_ii[keep]
         scores = bigram_scores(self.measure, n_ii, freq[first], freq[second], n_tokens)
-        # nltk's order (-score, first word, second word): sort by the words' string ranks
-        # (unique keys), then a stable sort by score
-        used = np.zeros(len(terms), dtype=bool)
-        used[first] = used[second] = True
-        words = np.flatnonzero(used)                   # only candidates' words matter
-        ranks = np.zeros(len(terms), dtype=np.int64)
-        ranks[words] = _string_ranks(terms[words])
-        order = np.argsort(ranks[first] * len(words) + ranks[second])
-        order = order[np.argsort(-scores[order], kind="stable")]
+        order = _nltk_order(scores, first, second, terms)
         id_keys = first * len(terms) + second          # sorted: pairs come in id order
         first, second, scores = first[order], second[order], scores[order]
         lefts, rights = terms[first].tolist(), terms[second].tolist()
         if spans:
             candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
+        elif self.max_len == 2:         # one pass: scores_ consumes the pairs once
+            candidates = zip(lefts, rights)
         else:
             candidates = list(zip(lefts, rights))
         if self.threshold is None:

@@ -189,3 +189,21 @@ def test_bad_document_raises_type_error():
 def test_empty_corpus_raises():
     with pytest.raises(ValueError, match="no documents|empty"):
         Collocations().fit([])
+
+
+@pytest.mark.parametrize("one_key", [True, False])
+def test_ranking_with_ties_is_nltks_sort(monkeypatch, one_key):
+    """(-score, first word, second word), with the one-key sort or its fallback."""
+    from nlpfeat.text import _collocations
+
+    if not one_key:
+        monkeypatch.setattr(_collocations, "_MAX_SORT_KEY", 0)
+    rng = np.random.default_rng(0)
+    words = np.array(["b", "a", "ab", "B", "é", "aa", "z", "_x"], dtype=object)
+    pairs = sorted({(int(i), int(j)) for i, j in rng.integers(0, len(words), (200, 2))})
+    first, second = (np.array(side) for side in zip(*pairs))
+    scores = rng.integers(0, 4, len(pairs)).astype(float) / 3       # many ties
+    order = _collocations._nltk_order(scores, first, second, words)
+    expected = sorted(range(len(pairs)), key=lambda k: (-scores[k], words[first[k]],
+                                                        words[second[k]]))
+    assert order.tolist() == expected
