@@ -46,14 +46,13 @@ def token_ids(token_lists, vocabulary):
     ids : ndarray of int64, shape (n_tokens,)
     lengths : ndarray of int64, shape (n_docs,)
     """
-    flat = list(chain.from_iterable(token_lists))
+    lengths = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
+    flat = chain.from_iterable(token_lists)
     if isinstance(vocabulary, defaultdict):
         lookup = map(vocabulary.__getitem__, flat)
     else:
         lookup = map(vocabulary.get, flat, repeat(-1))
-    ids = np.fromiter(lookup, np.int64, len(flat))
-    lengths = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
-    return ids, lengths
+    return np.fromiter(lookup, np.int64, int(lengths.sum())), lengths
 
 
 def pad_documents(ids, lengths, pad):
