@@ -113,7 +113,8 @@ def _iter_token_lists(X):
     for i, doc in enumerate(X):
         if isinstance(doc, (str, bytes)) or not isinstance(doc, Iterable):
             _bad_document(i, doc, "a list of str tokens (input='tokens')")
-        doc = list(doc)
+        if type(doc) is not list:       # lists pass as they are: no consumer modifies them
+            doc = list(doc)
         # the set of token types is built in C: one check per type, not per token
         if not all(issubclass(kind, str) for kind in set(map(type, doc))):
             bad = next(token for token in doc if not isinstance(token, str))

@@ -176,3 +176,30 @@ def test_pipeline_and_grid_search_on_polarity(Est, polarity):
     assert len(grid.cv_results_["params"]) == 4
     assert grid.best_score_ > 0.5  # better than chance on balanced labels
     assert grid.predict(polarity.data[:5]).shape == (5,)
+
+
+def _token_estimators():
+    from nlpfeat.text import (BagOfWords, Collocations, KernelAttentionPooling,
+                              LocallyWeightedBagOfWords, PMIEmbedding, TopicModel)
+
+    emb = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "sat": [1.0, 1.0]}
+    return [
+        BagOfWords(input="tokens", lowercase=False),
+        Collocations("pmi", min_count=1, max_len=3, lowercase=False),
+        PMIEmbedding(2, window=2, min_count=1, input="tokens", lowercase=False,
+                     random_state=0),
+        KernelAttentionPooling(emb, input="tokens", lowercase=False),
+        LocallyWeightedBagOfWords(input="tokens", lowercase=False, n_positions=2),
+        TopicModel(2, max_iter=2, random_state=0),
+    ]
+
+
+@pytest.mark.parametrize("est", _token_estimators(), ids=lambda e: type(e).__name__)
+def test_token_lists_are_not_modified(est):
+    """Token lists are read as they are, never changed, by fit or transform."""
+    docs = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog", "sat"],
+            ["a", "cat", "and", "a", "dog", "sat"], ["the", "cat", "sat"]]
+    snapshot = copy.deepcopy(docs)
+    est.fit(docs)
+    est.transform(docs)
+    assert docs == snapshot
