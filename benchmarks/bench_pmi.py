@@ -16,6 +16,7 @@ in each round), wall clock and (in parentheses) CPU time. Run: ``python benchmar
 (a few minutes on 2 cores) or ``--quick``.
 """
 import argparse
+import gc
 import time
 from collections import Counter
 
@@ -45,6 +46,9 @@ def best_times(fns, repeat):
     results = [None] * len(fns)
     for r in range(repeat):
         for i, fn in enumerate(fns):
+            # start every call from a clean collector, so that no side pays for collecting
+            # the other side's objects (the garbage collector stays on while timing)
+            gc.collect()
             wall, cpu = time.perf_counter(), time.process_time()
             results[i] = fn()     # frees the previous result inside the timing, for every side
             walls[r, i] = time.perf_counter() - wall
