@@ -4,7 +4,8 @@ Sections (``--sections``, default all):
 
 - ``fixed``:  fit + predict with a fixed bandwidth (Gaussian, product kernel, lc),
   n_train 2000 / 8000 (d 5) and 2000 (d 1), 1000 queries, vs ``KernelReg(bw=...)``;
-  best of 5, the two taking turns.
+  best of 5, the two taking turns. The headline is one thread against one; an extra
+  column shows ``n_jobs=2`` (query chunks in two threads) for reference.
 - ``select``: bandwidth selection + predict at n 1000 and 2000, d 5:
   ``bandwidth="loo"`` (30-point grid) and ``"loo-ard"`` vs ``KernelReg(bw="cv_ls")``,
   with every method's leave-one-out error computed by the same function.
@@ -76,13 +77,17 @@ def bench_fixed(sizes, n_query, repeat=5):
         X, y, Xq = _task(n, d, n_query=n_query)
         h = np.full(d, 0.5)
         reg = NadarayaWatsonRegressor(bandwidth=h, metric="product")
-        (t_sm, ref), (t_us, got) = _best_times(
+        threaded = NadarayaWatsonRegressor(bandwidth=h, metric="product", n_jobs=2)
+        (t_sm, ref), (t_us, got), (t_2, got_2) = _best_times(
             [lambda: KernelReg(y, X, "c" * d, "lc", bw=h).fit(Xq)[0],
-             lambda: reg.fit(X, y).predict(Xq)], repeat)
-        rows.append((n, d, n_query, t_sm, t_us, t_sm / t_us, float(np.abs(got - ref).max())))
+             lambda: reg.fit(X, y).predict(Xq),
+             lambda: threaded.fit(X, y).predict(Xq)], repeat)
+        assert np.array_equal(got, got_2)
+        rows.append((n, d, n_query, t_sm, t_us, t_sm / t_us, float(np.abs(got - ref).max()),
+                     t_2, t_sm / t_2))
     _print_table("fit + predict, fixed bandwidth (Gaussian, lc)",
                  ["n_train", "d", "n_query", "statsmodels s", "nlpfeat s", "speed-up",
-                  "max |diff|"], rows)
+                  "max |diff|", "nlpfeat n_jobs=2 s", "speed-up (2 threads vs 1)"], rows)
 
 
 def _loo_error(X, y, h):

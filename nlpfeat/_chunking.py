@@ -5,9 +5,16 @@ temporary arrays may take. ``None`` means nlpfeat's own default,
 :data:`DEFAULT_WORKING_MEMORY`, chosen by measurement (see ``benchmarks/RESULTS.md``):
 chunks that stay in the CPU cache run faster than large ones.
 """
-import numpy as np
+from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["DEFAULT_WORKING_MEMORY", "chunk_n_rows", "gen_row_chunks"]
+import numpy as np
+from joblib import effective_n_jobs
+from threadpoolctl import ThreadpoolController
+
+__all__ = ["DEFAULT_WORKING_MEMORY", "blas_threads", "chunk_n_rows", "gen_row_chunks",
+           "map_chunks"]
+
+_CONTROLLER = []     # one ThreadpoolController, made on first use (inspecting costs ~3 ms)
 
 #: MiB per chunk when the estimator's ``working_memory`` is None.
 DEFAULT_WORKING_MEMORY = 4.0
@@ -45,3 +52,35 @@ def gen_row_chunks(n_rows, row_bytes, working_memory=None):
     step = chunk_n_rows(row_bytes, n_rows, working_memory)
     for start in range(0, n_rows, step):
         yield slice(start, min(start + step, n_rows))
+
+
+def map_chunks(func, chunks, n_jobs=None):
+    """``[func(chunk) for chunk in chunks]``, in threads when ``n_jobs`` asks for several.
+
+    numpy releases the GIL in its ufuncs and in BLAS, so chunks of array work run in
+    parallel threads; each thread then gets one BLAS thread (no oversubscription).
+    ``n_jobs`` follows joblib: None means 1, -1 all cores. ``func`` must only write to
+    its own chunk's outputs.
+
+    Examples
+    --------
+    >>> map_chunks(lambda rows: rows.stop - rows.start, [slice(0, 2), slice(2, 5)], n_jobs=2)
+    [2, 3]
+    """
+    chunks = list(chunks)
+    workers = min(effective_n_jobs(n_jobs), len(chunks))
+    if workers <= 1:
+        return [func(chunk) for chunk in chunks]
+    with blas_threads(1), ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(func, chunks))
+
+
+def blas_threads(limits):
+    """Context manager: at most ``limits`` BLAS threads inside (threadpoolctl).
+
+    The BLAS libraries are found once per process, not at every call as
+    ``threadpoolctl.threadpool_limits`` does (about 3 ms each time).
+    """
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=limits, user_api="blas")

@@ -3,8 +3,10 @@ import contextlib
 import warnings
 
 import numpy as np
+from joblib import effective_n_jobs
 from scipy import sparse
 
+from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import HasMethods, Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
 from nlpfeat.kernels._kernels import get_kernel
@@ -44,9 +46,7 @@ class NadarayaWatsonMixin:
         """Limit BLAS threads to ``n_jobs`` (None: leave them alone; -1: all cores)."""
         if self.n_jobs is None or self.n_jobs == -1:
             return contextlib.nullcontext()
-        from threadpoolctl import threadpool_limits
-
-        return threadpool_limits(limits=max(1, int(self.n_jobs)), user_api="blas")
+        return blas_threads(max(1, effective_n_jobs(self.n_jobs)))
 
     def _check_combination(self, X, kern, reg_type):
         is_sparse = sparse.issparse(X)
@@ -131,9 +131,9 @@ class NadarayaWatsonMixin:
         """Predictions (or weights) for validated X, with the ``on_empty`` policy applied."""
         check_is_fitted(self)
         func = nw_weights if weights else nw_predict
-        with self._blas_threads():
+        with self._blas_threads():       # chunk threads take one BLAS thread each
             out, empty = func(X, self._index, algorithm=self.algorithm_,
-                              working_memory=self.working_memory)
+                              working_memory=self.working_memory, n_jobs=self.n_jobs)
         n_empty = int(empty.sum())
         if not n_empty:
             return out

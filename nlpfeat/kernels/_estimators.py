@@ -42,7 +42,12 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         its nearest training point (one :class:`EmptySupportWarning` counting such
         queries), the training mean, NaN, or a ValueError.
     n_jobs : int, default=None
-        BLAS threads to use (via threadpoolctl); None or -1 leaves the setting alone."""
+        Threads for ``predict``, ``predict_proba`` and ``attention_weights``: chunks of
+        queries are processed in parallel (numpy releases the GIL in ``exp`` and BLAS),
+        each thread with one BLAS thread and its own ``working_memory`` budget; the
+        results equal the one-thread results exactly. The bandwidth search gets ``n_jobs``
+        BLAS threads. None (default): one chunk at a time, BLAS threads as configured;
+        -1: all cores (joblib's convention)."""
 
 _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The bandwidth used (strictly positive).

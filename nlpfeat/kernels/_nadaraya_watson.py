@@ -13,11 +13,13 @@ in log space with a max shift, so they degrade to nearest-neighbour weights, nev
 The polynomial compact kernels (Epanechnikov, biweight, triweight) take the same path
 with ``1 - |z_q - z_i|^2`` from the GEMM, clipped at 0 and raised to their power.
 """
+import threading
+
 import numpy as np
 from scipy import sparse
 from sklearn.neighbors import KDTree
 
-from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
 
 __all__ = ["NWIndex", "nw_predict", "nw_weights"]
@@ -230,7 +232,7 @@ def _query_chunks(index, n_q, working_memory, algorithm):
     return gen_row_chunks(n_q, row_bytes, working_memory)
 
 
-def nw_predict(X, index, *, algorithm="brute", working_memory=None):
+def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None):
     """Nadaraya-Watson predictions for the query rows X.
 
     Parameters
@@ -240,6 +242,9 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None):
     algorithm : {"brute", "tree"}
     working_memory : float, default=None
         MiB per chunk of temporaries; None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``.
+    n_jobs : int, default=None
+        Threads working on query chunks at once (see :func:`nlpfeat._chunking.map_chunks`);
+        each thread has its own ``working_memory`` budget.
 
     Returns
     -------
@@ -252,36 +257,43 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None):
     y_pred = np.empty((n_q, index.n_out))
     empty = np.zeros(n_q, dtype=bool)
     chunks = list(_query_chunks(index, n_q, working_memory, algorithm))
-    buf = None
-    if algorithm != "tree" and index.fast and index.reg_type == "lc" and len(chunks) > 1:
-        buf = np.empty((chunks[0].stop - chunks[0].start, index.pair.n_train))
-    for rows in chunks:
+    reuse = algorithm != "tree" and index.fast and index.reg_type == "lc" and len(chunks) > 1
+    local = threading.local()       # one reusable weight buffer per thread
+
+    def predict_chunk(rows):
         Zq = index.pair.query(X[rows])
         if algorithm == "tree":
             W, empty[rows] = index.tree_weights(Zq)
             y_pred[rows] = index.from_weights(W, Zq)
-        else:
-            y_pred[rows], empty[rows] = index.brute_chunk(Zq, buf)
+            return
+        buf = None
+        if reuse:
+            buf = getattr(local, "buf", None)
+            if buf is None:
+                buf = local.buf = np.empty((chunks[0].stop - chunks[0].start, index.pair.n_train))
+        y_pred[rows], empty[rows] = index.brute_chunk(Zq, buf)
+
+    map_chunks(predict_chunk, chunks, n_jobs)
     return y_pred, empty
 
 
-def nw_weights(X, index, *, algorithm="brute", working_memory=None):
+def nw_weights(X, index, *, algorithm="brute", working_memory=None, n_jobs=None):
     """Normalised attention weights (n_queries, n_train) and the empty-row mask.
 
     Dense for non-compact kernels; scipy CSR for compact ones (built chunk by chunk).
+    ``n_jobs`` as in :func:`nw_predict`.
     """
-    blocks, empties = [], []
-    for rows in _query_chunks(index, X.shape[0], working_memory, algorithm):
+    def weights_chunk(rows):
         Zq = index.pair.query(X[rows])
         if algorithm == "tree":
-            W, e = index.tree_weights(Zq)
-        else:
-            W, e = index.weights(Zq)
-            if index.kern.compact:
-                W = sparse.csr_matrix(W)
-        blocks.append(W)
-        empties.append(e)
-    empty = np.concatenate(empties)
+            return index.tree_weights(Zq)
+        W, e = index.weights(Zq)
+        return (sparse.csr_matrix(W) if index.kern.compact else W), e
+
+    parts = map_chunks(weights_chunk,
+                       _query_chunks(index, X.shape[0], working_memory, algorithm), n_jobs)
+    empty = np.concatenate([e for _, e in parts])
+    blocks = [W for W, _ in parts]
     if index.kern.compact:
         return sparse.vstack(blocks, format="csr"), empty
     return np.vstack(blocks), empty

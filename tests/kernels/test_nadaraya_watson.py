@@ -251,3 +251,33 @@ def test_convex_hull_property_for_any_bandwidth():
         assert np.all(pred >= y.min() - 1e-12) and np.all(pred <= y.max() + 1e-12)
 
     check()
+
+
+@pytest.mark.parametrize("kernel,algorithm", [("gaussian", "brute"), ("epanechnikov", "brute"),
+                                              ("epanechnikov", "tree"), ("laplacian", "brute")])
+def test_n_jobs_threads_give_exactly_the_one_thread_results(kernel, algorithm):
+    """Query chunks processed in parallel threads: the same numbers, bit for bit."""
+    rng = np.random.RandomState(0)
+    X, Xq = rng.uniform(0, 3, (400, 2)), rng.uniform(0, 3, (300, 2))
+    y = np.column_stack([np.sin(X[:, 0]), X.sum(axis=1)])
+    params = dict(kernel=kernel, bandwidth=0.4, algorithm=algorithm, working_memory=0.05)
+    one = NadarayaWatsonRegressor(**params).fit(X, y)
+    two = NadarayaWatsonRegressor(**params, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(two.predict(Xq), one.predict(Xq))
+    W1, W2 = one.attention_weights(Xq), two.attention_weights(Xq)
+    if sparse.issparse(W1):
+        W1, W2 = W1.toarray(), W2.toarray()
+    np.testing.assert_array_equal(W2, W1)
+    labels = (X[:, 0] > 1.5).astype(int) + (X[:, 1] > 1.5)
+    clf1 = NadarayaWatsonClassifier(**params).fit(X, labels)
+    clf2 = NadarayaWatsonClassifier(**params, n_jobs=-1).fit(X, labels)
+    np.testing.assert_array_equal(clf2.predict_proba(Xq), clf1.predict_proba(Xq))
+
+
+def test_map_chunks_keeps_order_and_rejects_zero_jobs():
+    from nlpfeat._chunking import map_chunks
+
+    chunks = [slice(i, i + 3) for i in range(0, 30, 3)]
+    assert map_chunks(lambda rows: rows.start, chunks, n_jobs=2) == list(range(0, 30, 3))
+    with pytest.raises(ValueError, match="n_jobs"):
+        map_chunks(lambda rows: rows.start, chunks, n_jobs=0)
