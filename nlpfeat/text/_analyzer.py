@@ -123,6 +123,11 @@ class TextMixin:
         """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""
         return iter_documents(X, self.input, self.encoding, self.decode_error)
 
+    def _token_lists(self, X):
+        """One new list of tokens (see ``_token_fn``) per document of ``X``."""
+        tokens = self._token_fn()
+        return [tokens(doc) for doc in self._iter_docs(X)]
+
     def _check_text_params(self):
         """Checks that ``_parameter_constraints`` cannot express; call at the top of ``fit``."""
         check_ngram_range(self.ngram_range)

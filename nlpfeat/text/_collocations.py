@@ -294,10 +294,6 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self.stemmer = stemmer
         self.stop_words = stop_words
 
-    def _tokens(self, X):
-        tokens = self._token_fn()
-        return [tokens(doc) for doc in self._iter_docs(X)]
-
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the phrases of the documents ``X``.
@@ -316,7 +312,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return self._fit(X)
 
     def _fit(self, X):
-        units = self._tokens(X)
+        units = self._token_lists(X)
         check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []
@@ -379,7 +375,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         tokens : list of list of str
         """
         check_is_fitted(self, "scores_")
-        units = self._tokens(X)
+        units = self._token_lists(X)
         for level in self.levels_:
             units = _join_pairs(units, level, self.delimiter)
         return units

@@ -242,10 +242,7 @@ def select_terms(freq, vocabulary, min_count):
         raise ValueError("The documents hold no tokens at all; check the tokenizer options "
                          "(the default regexp tokenizer drops one-letter words).")
     terms = np.empty(len(vocabulary), dtype=object)
-    terms[:] = list(vocabulary)
-    ids = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))
-    if not np.array_equal(ids, np.arange(len(ids))):        # not in id order: reorder
-        terms[ids] = terms.copy()
+    terms[np.fromiter(vocabulary.values(), np.int64, len(vocabulary))] = list(vocabulary)
     kept = np.flatnonzero(freq >= min_count)
     if not len(kept):
         raise ValueError(

@@ -209,10 +209,6 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self.stemmer = stemmer
         self.stop_words = stop_words
 
-    def _tokens(self, X):
-        tokens = self._token_fn()
-        return [tokens(doc) for doc in self._iter_docs(X)]
-
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn word vectors from the documents ``X``.
@@ -228,7 +224,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self : PMIEmbedding
         """
         rng = check_random_state(self.random_state)
-        docs = self._tokens(X)
+        docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
         counts, self.vocabulary_ = count_cooccurrence(
             docs, self.window, weighting=self.weighting, min_count=self.min_count,
@@ -270,7 +266,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
             Zero for a document without any known word.
         """
         check_is_fitted(self, "embeddings_")
-        docs = self._tokens(X)
+        docs = self._token_lists(X)
         if self.pooling == "attention":
             return self.attention_.transform(docs)
         weights, _ = count_matrix(docs, self.vocabulary_, dtype=np.float64)

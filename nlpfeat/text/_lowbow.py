@@ -196,10 +196,6 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         self.stop_words = stop_words
         self.working_memory = working_memory
 
-    def _tokenize(self, X):
-        token_fn = self._token_fn()
-        return [token_fn(doc) for doc in self._iter_docs(X)]
-
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the vocabulary of the documents.
@@ -230,7 +226,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
     def _fit(self, X):
         get_kernel(self.kernel)  # unknown names raise here, listing the valid ones
         check_df_bounds(self.min_df, self.max_df)
-        docs = self._tokenize(X)
+        docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
         self.fixed_vocabulary_ = self.vocabulary is not None
         if self.fixed_vocabulary_:
@@ -262,7 +258,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
             ``n_positions * n_terms`` columns (``pooling="concat"``) or ``n_terms``.
         """
         check_is_fitted(self, "vocabulary_")
-        return self._lowbow(self._tokenize(X))
+        return self._lowbow(self._token_lists(X))
 
     def _lowbow(self, docs):
         ids, offsets, _ = lookup_ids(docs, self.vocabulary_)

@@ -220,10 +220,6 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self.stop_words = stop_words
         self.working_memory = working_memory
 
-    def _tokenize(self, X):
-        token_fn = self._token_fn()
-        return [token_fn(doc) for doc in self._iter_docs(X)]
-
     def _needs_fitting(self):
         emb = self.embeddings
         return (hasattr(emb, "fit") and not hasattr(emb, "embeddings_")
@@ -267,7 +263,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             source = self.embeddings_estimator_
         else:
             source = self.embeddings
-        docs = self._tokenize(X)
+        docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
         self.vocabulary_, self.embeddings_ = resolve_embeddings(source)
         n_vocab, d = self.embeddings_.shape
@@ -328,7 +324,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Zero rows for documents without any known token (with one warning).
         """
         check_is_fitted(self, "embeddings_")
-        docs = self._tokenize(X)
+        docs = self._token_lists(X)
         return self._pool(docs, *lookup_ids(docs, self.vocabulary_))[0]
 
     def attention_weights(self, X, *, return_tokens=False):
@@ -349,7 +345,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             Only with ``return_tokens=True``.
         """
         check_is_fitted(self, "embeddings_")
-        docs = self._tokenize(X)
+        docs = self._token_lists(X)
         _, token_weights = self._pool(docs, *lookup_ids(docs, self.vocabulary_), warn=False)
         return (token_weights, docs) if return_tokens else token_weights
 
