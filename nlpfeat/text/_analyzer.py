@@ -123,10 +123,18 @@ class TextMixin:
         """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""
         return iter_documents(X, self.input, self.encoding, self.decode_error)
 
-    def _token_lists(self, X):
-        """One new list of tokens (see ``_token_fn``) per document of ``X``."""
+    def _token_lists(self, X, *, check_tokens=True):
+        """One new list of tokens (see ``_token_fn``) per document of ``X``.
+
+        ``check_tokens=False`` skips the per-token ``str`` check of ``input="tokens"``
+        when the tokens are used as they are (no lowercasing, stop words or stemming,
+        which need ``str``); the caller then checks its vocabulary with
+        :func:`~nlpfeat.text._documents.check_token_types`.
+        """
         tokens = self._token_fn()
-        return [tokens(doc) for doc in self._iter_docs(X)]
+        docs = iter_documents(X, self.input, self.encoding, self.decode_error,
+                              check_tokens=check_tokens or tokens is not list)
+        return [tokens(doc) for doc in docs]
 
     def _check_text_params(self):
         """Checks that ``_parameter_constraints`` cannot express; call at the top of ``fit``."""

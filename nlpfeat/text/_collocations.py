@@ -26,14 +26,14 @@ from nlpfeat.text._cooccurrence import (
     split_keys,
     token_ids,
 )
-from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._documents import check_corpus_nonempty, check_token_types
 
 __all__ = ["Collocations", "bigram_scores"]
 
 _SMALL = 1e-20          # nltk's guard against log(0) and 0 / 0, kept for exact parity
 MEASURES = ("pmi", "npmi", "llr", "chi_sq", "t", "dice", "count")
 _MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
-_BREAK = (None,)        # appended to every document's tokens: never a str, never paired
+_BREAK = (object(),)    # appended to every document's tokens: no user token, never paired
 
 
 def _llr(n_ii, n_ix, n_xi, n_xx):
@@ -93,23 +93,32 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
     return n_ii.copy()
 
 
-def _bigram_table(units):
+def _bigram_table(units, check_types=False):
     """Unique adjacent pairs of a corpus: (terms, first ids, second ids, n_ii, freq, N).
 
     The bigrams are the window-1 pair table of :mod:`._cooccurrence`. The token stream
     gets a break (id -1) after every document, so no pair joins two documents; the pairs
-    come sorted by (first id, second id).
+    come sorted by (first id, second id). ``check_types`` checks that the tokens are
+    ``str`` through the distinct terms (see :func:`._documents.check_token_types`).
     """
     vocab = new_vocabulary()
-    vocab[None]                      # id 0: the document break (shifted to -1 below)
+    vocab[_BREAK[0]]                 # id 0: the document break (shifted to -1 below)
     n_positions = sum(map(len, units)) + len(units)
     stream = chain.from_iterable(chain(doc, _BREAK) for doc in units)
-    ids = np.fromiter(map(vocab.__getitem__, stream), np.int64, n_positions)
+    try:
+        ids = np.fromiter(map(vocab.__getitem__, stream), np.int64, n_positions)
+    except TypeError:                # an unhashable token
+        if check_types:
+            check_token_types(units, None)
+        raise
     ids -= 1
     keys, n_ii = pair_table(ids, 1)
     first, second = split_keys(keys)
-    terms = np.empty(len(vocab) - 1, dtype=object)
-    terms[:] = list(islice(vocab, 1, None))
+    words = list(islice(vocab, 1, None))
+    if check_types:
+        check_token_types(units, words)
+    terms = np.empty(len(words), dtype=object)
+    terms[:] = words
     freq = np.bincount(ids + 1, minlength=len(vocab))[1:]
     return terms, first, second, n_ii, freq, n_positions - len(units)
 
@@ -130,33 +139,55 @@ def _gc_paused():
             gc.enable()
 
 
-def _string_ranks(terms):
-    """Rank of each term in Python's string order (ties in the ranking go by words)."""
-    ranks = np.empty(len(terms), dtype=np.int64)
-    ranks[np.argsort(terms.astype(str), kind="stable")] = np.arange(len(terms))
-    return ranks
+def _string_order(words):
+    """Indices that sort ``words`` (an object array of distinct str) in Python's order.
+
+    One numpy sort of the code points; numpy's fixed-width strings drop trailing NULs, so
+    if two distinct words compare equal that way, Python's own sort decides.
+    """
+    codes = words.astype(str)
+    order = np.argsort(codes, kind="stable")
+    codes = codes[order]
+    if (codes[1:] == codes[:-1]).any():          # words differing only in trailing NULs
+        order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.intp)
+    return order
 
 
 def _nltk_order(scores, first, second, terms):
-    """Order of the pairs by (-score, first word, second word), as nltk ranks them.
+    """The pairs sorted by (-score, first word, second word), as nltk ranks them.
 
-    Words compare in Python's string order; only the candidates' words are ranked. When
-    it fits in int64, one sort of the key (rank of the score, rank of the word pair) does
-    it; otherwise a sort by words, then a stable sort by score.
+    Words compare in Python's string order; only the candidates' words are ranked.
+    Returns ``(scores, first, second)`` in that order.
+
+    The scores are ranked by one sort, then one sort of the keys (score rank, word-pair
+    rank), which hold everything the sorted table needs: no permutation is gathered. When
+    a key would not fit in int64, or a score is NaN or -0.0, a sort by words and a stable
+    sort by score do it instead.
     """
     used = np.zeros(len(terms), dtype=bool)
     used[first] = used[second] = True
     words = np.flatnonzero(used)
-    ranks = np.zeros(len(terms), dtype=np.int64)
-    ranks[words] = _string_ranks(terms[words])
-    pair_rank = ranks[first] * len(words) + ranks[second]          # unique per pair
-    if not np.isnan(scores).any():
-        distinct, score_rank = np.unique(-scores, return_inverse=True)
-        if len(distinct) * len(words) ** 2 < _MAX_SORT_KEY:
-            return np.argsort(score_rank.ravel().astype(np.int64) * len(words) ** 2
-                              + pair_rank)
+    by_rank = words[_string_order(terms[words])]     # word id of each rank
+    ranks = np.empty(len(terms), dtype=np.int64)
+    ranks[by_rank] = np.arange(len(words))
+    n_words = len(words)
+    pair_rank = ranks[first] * n_words + ranks[second]         # unique per pair
+    if not (np.isnan(scores).any() or np.signbit(scores[scores == 0]).any()):
+        by_score = np.argsort(-scores)
+        ranked = scores[by_score]
+        new = np.empty(len(ranked), dtype=bool)
+        new[:1] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
+        distinct = ranked[new]
+        if len(distinct) * n_words**2 < _MAX_SORT_KEY:
+            keys = (np.cumsum(new) - 1) * n_words**2 + pair_rank[by_score]
+            keys.sort()
+            score_rank, pair_rank = np.divmod(keys, n_words**2)
+            first_rank, second_rank = np.divmod(pair_rank, n_words)
+            return distinct[score_rank], by_rank[first_rank], by_rank[second_rank]
     order = np.argsort(pair_rank)
-    return order[np.argsort(-scores[order], kind="stable")]
+    order = order[np.argsort(-scores[order], kind="stable")]
+    return scores[order], first[order], second[order]
 
 
 def _ranked(tables):
@@ -312,12 +343,12 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return self._fit(X)
 
     def _fit(self, X):
-        units = self._token_lists(X)
+        units = self._token_lists(X, check_tokens=False)     # the first pass checks them
         check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []
         for step in range(self.max_len - 1):       # one merging pass per extra token
-            level = self._score_level(units, spans)
+            level = self._score_level(units, spans, check_types=step == 0)
             if level is None:
                 break
             candidates, scores, terms, first, second, passed, keys = level
@@ -333,9 +364,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self.scores_ = _ranked(tables)
         return self
 
-    def _score_level(self, units, spans):
+    def _score_level(self, units, spans, check_types=False):
         """Score one pass over ``units``; None when no pair is a candidate."""
-        terms, first, second, n_ii, freq, n_tokens = _bigram_table(units)
+        terms, first, second, n_ii, freq, n_tokens = _bigram_table(units, check_types)
         keep = n_ii >= self.min_count
         if spans:                                   # later passes: only pairs with a phrase
             span_len = np.fromiter((len(spans.get(t, "_")) for t in terms), np.int64,
@@ -346,9 +377,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return None
         first, second, n_ii = first[keep], second[keep], n_ii[keep]
         scores = bigram_scores(self.measure, n_ii, freq[first], freq[second], n_tokens)
-        order = _nltk_order(scores, first, second, terms)
         id_keys = first * len(terms) + second          # sorted: pairs come in id order
-        first, second, scores = first[order], second[order], scores[order]
+        scores, first, second = _nltk_order(scores, first, second, terms)
         lefts, rights = terms[first].tolist(), terms[second].tolist()
         if spans:
             candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
@@ -359,9 +389,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         if self.threshold is None:
             return candidates, scores, terms, first, second, np.arange(len(scores)), id_keys
         passed = np.flatnonzero(scores > self.threshold)
-        joined = np.zeros(len(scores), dtype=bool)
-        joined[order[passed]] = True
-        return candidates, scores, terms, first, second, passed, id_keys[joined]
+        keys = np.sort(first[passed] * len(terms) + second[passed])   # id order, to search
+        return candidates, scores, terms, first, second, passed, keys
 
     def transform(self, X):
         """Rewrite documents as token lists with the learned phrases joined.

@@ -6,13 +6,20 @@ the errors of scikit-learn's vectorizers: a bad document is named by its index a
 """
 from collections.abc import Iterable
 
-__all__ = ["INPUT_TYPES", "DECODE_ERRORS", "iter_documents", "check_corpus_nonempty"]
+__all__ = [
+    "INPUT_TYPES",
+    "DECODE_ERRORS",
+    "iter_documents",
+    "check_corpus_nonempty",
+    "check_token_types",
+]
 
 INPUT_TYPES = ("content", "filename", "file", "tokens")
 DECODE_ERRORS = ("strict", "ignore", "replace")
 
 
-def iter_documents(X, input="content", encoding="utf-8", decode_error="strict"):
+def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", *,
+                   check_tokens=True):
     """Yield each document of ``X`` as a ``str`` (a list of ``str`` when ``input="tokens"``).
 
     The corpus is consumed once, so a generator works.
@@ -27,6 +34,10 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict"):
         Used to decode ``bytes``.
     decode_error : {"strict", "ignore", "replace"}, default="strict"
         What to do with bytes that ``encoding`` cannot decode (Python's codec error handlers).
+    check_tokens : bool, default=True
+        With ``input="tokens"``, check that every token is a ``str``. A caller that maps
+        every token through a vocabulary may pass False and check the vocabulary's keys
+        with :func:`check_token_types` instead: one check per distinct token, not per token.
 
     Yields
     ------
@@ -51,7 +62,7 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict"):
     """
     _check_corpus_type(X)
     if input == "tokens":
-        return _iter_token_lists(X)
+        return _iter_token_lists(X, check_tokens)
     if input not in INPUT_TYPES:
         raise ValueError(f"input={input!r} is not supported; expected one of {list(INPUT_TYPES)}.")
     return _iter_texts(X, input, encoding, decode_error)
@@ -109,20 +120,56 @@ def _decode(doc, i, encoding, decode_error):
         ) from None
 
 
-def _iter_token_lists(X):
+def _iter_token_lists(X, check_tokens=True):
     for i, doc in enumerate(X):
         if isinstance(doc, (str, bytes)) or not isinstance(doc, Iterable):
             _bad_document(i, doc, "a list of str tokens (input='tokens')")
         if type(doc) is not list:       # lists pass as they are: no consumer modifies them
             doc = list(doc)
-        # the set of token types is built in C: one check per type, not per token
-        if not all(issubclass(kind, str) for kind in set(map(type, doc))):
-            bad = next(token for token in doc if not isinstance(token, str))
-            raise TypeError(
-                f"Document {i} holds a token of type {type(bad).__name__} ({bad!r}); with "
-                f"input='tokens' every token must be a str."
-            )
+        if check_tokens:
+            _check_tokens(i, doc)
         yield doc
+
+
+def _check_tokens(i, doc):
+    # the set of token types is built in C: one check per type, not per token
+    if not all(issubclass(kind, str) for kind in set(map(type, doc))):
+        bad = next(token for token in doc if not isinstance(token, str))
+        raise TypeError(
+            f"Document {i} holds a token of type {type(bad).__name__} ({bad!r}); with "
+            f"input='tokens' every token must be a str."
+        )
+
+
+def check_token_types(token_lists, distinct_tokens):
+    """Raise the error of ``iter_documents`` if a token of ``token_lists`` is not a str.
+
+    For token lists read with ``check_tokens=False`` and then mapped through a
+    vocabulary: the cheap check runs on the vocabulary's distinct tokens, and only when
+    one of them is not a ``str`` are the documents scanned to name the culprit.
+
+    Parameters
+    ----------
+    token_lists : list of list
+    distinct_tokens : iterable
+        The distinct tokens of ``token_lists`` (a vocabulary's keys); None when mapping
+        the tokens failed (an unhashable token), which scans the documents at once.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._documents import check_token_types
+    >>> docs = [["a", "b"], ["b", 3]]
+    >>> check_token_types(docs[:1], {"a": 0, "b": 1})
+    >>> check_token_types(docs, {"a": 0, "b": 1, 3: 2})
+    Traceback (most recent call last):
+    ...
+    TypeError: Document 1 holds a token of type int (3); with input='tokens' every token must be a str.
+    """
+    if distinct_tokens is not None and all(
+            issubclass(kind, str) for kind in set(map(type, distinct_tokens))):
+        return
+    for i, doc in enumerate(token_lists):
+        _check_tokens(i, doc)
 
 
 def _bad_document(i, doc, expected):

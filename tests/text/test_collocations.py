@@ -186,6 +186,22 @@ def test_bad_document_raises_type_error():
         Collocations().fit([["a", "b"], "a b"])
 
 
+@pytest.mark.parametrize("lowercase", [False, True])
+@pytest.mark.parametrize("bad", [3, None, ["x"], b"x"])
+def test_non_str_token_raises_type_error_naming_it(bad, lowercase):
+    """Without lowercasing the tokens are checked through the vocabulary (one check per
+    distinct token); the error is the same as the per-token check's."""
+    docs = [["a", "b", "a", "b"], ["b", "a", bad, "a"]]
+    with pytest.raises(TypeError, match=f"Document 1 holds a token of type {type(bad).__name__}"):
+        Collocations(min_count=1, lowercase=lowercase).fit(docs)
+
+
+def test_str_subclass_tokens_are_accepted():
+    docs = [[np.str_("a"), "b", "a", "b"]]
+    scores = Collocations("count", min_count=1, lowercase=False).fit(docs).scores_
+    assert scores[0] == (("a", "b"), 2.0)
+
+
 def test_empty_corpus_raises():
     with pytest.raises(ValueError, match="no documents|empty"):
         Collocations().fit([])
@@ -203,7 +219,33 @@ def test_ranking_with_ties_is_nltks_sort(monkeypatch, one_key):
     pairs = sorted({(int(i), int(j)) for i, j in rng.integers(0, len(words), (200, 2))})
     first, second = (np.array(side) for side in zip(*pairs))
     scores = rng.integers(0, 4, len(pairs)).astype(float) / 3       # many ties
-    order = _collocations._nltk_order(scores, first, second, words)
+    got = _collocations._nltk_order(scores, first, second, words)
     expected = sorted(range(len(pairs)), key=lambda k: (-scores[k], words[first[k]],
                                                         words[second[k]]))
-    assert order.tolist() == expected
+    assert [side.tolist() for side in got] == [
+        scores[expected].tolist(), first[expected].tolist(), second[expected].tolist()]
+
+
+@pytest.mark.parametrize("special", ["nan", "negative zero", "trailing nul"])
+def test_ranking_edge_cases_follow_pythons_sort(special):
+    """NaN and -0.0 scores take the fallback sort; words that numpy's fixed-width strings
+    would confuse (trailing NUL) are ordered by Python's own sort."""
+    from nlpfeat.text import _collocations
+
+    words = np.array(["b", "a", "a\x00", "c"], dtype=object)
+    first = np.array([0, 0, 1, 2, 2, 3])
+    second = np.array([1, 3, 2, 0, 3, 1])
+    scores = np.array([1.0, 0.0, 1.0, 0.5, 1.0, 0.0])
+    if special == "nan":
+        scores[3] = np.nan
+    elif special == "negative zero":
+        scores[1] = -0.0
+    got = _collocations._nltk_order(scores, first, second, words)
+    # nltk's key (-score, words); NaN compares false both ways, so numpy's NaN-last order
+    # is the reference for it
+    nan_last = sorted(range(len(first)), key=lambda k: (np.isnan(scores[k]), -scores[k],
+                                                        words[first[k]], words[second[k]]))
+    assert got[1].tolist() == first[nan_last].tolist()
+    assert got[2].tolist() == second[nan_last].tolist()
+    assert np.array_equal(got[0], scores[nan_last], equal_nan=True)
+    assert np.signbit(got[0]).tolist() == np.signbit(scores[nan_last]).tolist()
