@@ -123,17 +123,21 @@ class TextMixin:
         """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""
         return iter_documents(X, self.input, self.encoding, self.decode_error)
 
-    def _token_lists(self, X, *, check_tokens=True):
-        """One new list of tokens (see ``_token_fn``) per document of ``X``.
+    def _token_lists(self, X, *, check_tokens=True, copy=True):
+        """One list of tokens (see ``_token_fn``) per document of ``X``, new by default.
 
-        ``check_tokens=False`` skips the per-token ``str`` check of ``input="tokens"``
-        when the tokens are used as they are (no lowercasing, stop words or stemming,
-        which need ``str``); the caller then checks its vocabulary with
-        :func:`~nlpfeat.text._documents.check_token_types`.
+        When the tokens are used as they are (``input="tokens"`` with no lowercasing,
+        stop words or stemming, which need ``str``), a caller that only reads them may
+        pass ``copy=False`` to get the documents' own lists, and ``check_tokens=False``
+        to skip the per-token ``str`` check and check its vocabulary with
+        :func:`~nlpfeat.text._documents.check_token_types` instead.
         """
         tokens = self._token_fn()
+        as_is = tokens is list
         docs = iter_documents(X, self.input, self.encoding, self.decode_error,
-                              check_tokens=check_tokens or tokens is not list)
+                              check_tokens=check_tokens or not as_is)
+        if as_is and not copy:
+            return list(docs)
         return [tokens(doc) for doc in docs]
 
     def _check_text_params(self):

@@ -343,7 +343,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return self._fit(X)
 
     def _fit(self, X):
-        units = self._token_lists(X, check_tokens=False)     # the first pass checks them
+        # read only; the first pass checks the tokens through its vocabulary
+        units = self._token_lists(X, check_tokens=False, copy=False)
         check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []

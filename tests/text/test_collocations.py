@@ -249,3 +249,11 @@ def test_ranking_edge_cases_follow_pythons_sort(special):
     assert got[2].tolist() == second[nan_last].tolist()
     assert np.array_equal(got[0], scores[nan_last], equal_nan=True)
     assert np.signbit(got[0]).tolist() == np.signbit(scores[nan_last]).tolist()
+
+
+def test_transform_returns_new_lists_even_without_phrases():
+    """fit reads the caller's lists in place; transform's output never aliases them."""
+    docs = [["a", "b", "c"], ["b", "c", "d"]]
+    out = Collocations(min_count=5, lowercase=False).fit(docs).transform(docs)
+    assert out == docs
+    assert all(new is not old for new, old in zip(out, docs))
