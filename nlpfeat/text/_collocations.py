@@ -27,6 +27,7 @@ from nlpfeat.text._cooccurrence import (
     token_ids,
 )
 from nlpfeat.text._documents import check_corpus_nonempty, check_token_types
+from nlpfeat.text._vocabulary import string_order
 
 __all__ = ["Collocations", "bigram_scores"]
 
@@ -139,20 +140,6 @@ def _gc_paused():
             gc.enable()
 
 
-def _string_order(words):
-    """Indices that sort ``words`` (an object array of distinct str) in Python's order.
-
-    One numpy sort of the code points; numpy's fixed-width strings drop trailing NULs, so
-    if two distinct words compare equal that way, Python's own sort decides.
-    """
-    codes = words.astype(str)
-    order = np.argsort(codes, kind="stable")
-    codes = codes[order]
-    if (codes[1:] == codes[:-1]).any():          # words differing only in trailing NULs
-        order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.intp)
-    return order
-
-
 def _nltk_order(scores, first, second, terms):
     """The pairs sorted by (-score, first word, second word), as nltk ranks them.
 
@@ -167,7 +154,7 @@ def _nltk_order(scores, first, second, terms):
     used = np.zeros(len(terms), dtype=bool)
     used[first] = used[second] = True
     words = np.flatnonzero(used)
-    by_rank = words[_string_order(terms[words])]     # word id of each rank
+    by_rank = words[string_order(terms[words])]     # word id of each rank
     ranks = np.empty(len(terms), dtype=np.int64)
     ranks[by_rank] = np.arange(len(words))
     n_words = len(words)

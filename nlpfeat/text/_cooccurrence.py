@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
+from nlpfeat.text._vocabulary import string_order
 
 __all__ = ["cooccurrence", "count_cooccurrence", "pair_table", "split_keys", "token_ids"]
 
@@ -248,7 +249,7 @@ def select_terms(freq, vocabulary, min_count):
         raise ValueError(
             f"min_count={min_count} removes every term: the most frequent term occurs "
             f"{int(freq.max())} time(s). Lower min_count or pass a larger corpus.")
-    kept = kept[np.argsort(terms[kept].astype(str), kind="stable")]
+    kept = kept[string_order(terms[kept])]
     return kept, dict(zip(terms[kept].tolist(), range(len(kept))))
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "check_vocabulary",
     "terms_in_column_order",
     "check_df_bounds",
+    "string_order",
 ]
 
 
@@ -122,6 +123,28 @@ class _Parts:
         X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, n_terms), copy=False)
         X.has_sorted_indices = True
         return X
+
+
+def string_order(words):
+    """Indices that sort ``words`` (an object array of distinct str) in Python's order.
+
+    One numpy sort of the code points, for term arrays too large for ``sorted`` to be
+    cheap; numpy's fixed-width strings drop trailing NULs, so if two distinct words
+    compare equal that way, Python's own sort decides.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.text._vocabulary import string_order
+    >>> string_order(np.array(["b", "a\\x00", "a", "B"], dtype=object)).tolist()
+    [3, 2, 1, 0]
+    """
+    codes = words.astype(str)
+    order = np.argsort(codes, kind="stable")
+    codes = codes[order]
+    if (codes[1:] == codes[:-1]).any():          # words differing only in trailing NULs
+        order = np.array(sorted(range(len(words)), key=words.__getitem__), dtype=np.intp)
+    return order
 
 
 def _sorted_order(vocabulary):

@@ -168,3 +168,22 @@ def test_ngram_functions_equal_sklearn(ngram_range):
 def test_check_ngram_range(bad):
     with pytest.raises(ValueError, match="ngram_range=.* is invalid"):
         check_ngram_range(bad)
+
+
+@pytest.mark.parametrize("with_nul", [False, True])
+def test_string_order_is_pythons_sort(with_nul):
+    """One helper orders terms for cooccurrence, PMIEmbedding and Collocations."""
+    from nlpfeat.text._vocabulary import string_order
+
+    rng = np.random.default_rng(0)
+    alphabet = list("abAB_é中\x01") + (["\x00"] if with_nul else [])
+    words = sorted({"".join(rng.choice(alphabet, rng.integers(1, 4))) for _ in range(300)})
+    words = np.array(rng.permutation(np.array(words, dtype=object)), dtype=object)
+    assert string_order(words).tolist() == sorted(range(len(words)), key=words.__getitem__)
+
+
+def test_cooccurrence_vocabulary_sorted_with_trailing_nul_terms():
+    from nlpfeat.text import cooccurrence
+
+    _, vocab = cooccurrence([["b", "a\x00", "a", "b"]], 1)
+    assert list(vocab) == sorted(vocab) == ["a", "a\x00", "b"]
