@@ -235,7 +235,6 @@ class TorchAttentionRegressor(RegressorMixin, BaseEstimator):
         return w.numpy()[None]
 
 
-
 # ----------------------------------------------------------------------------- tasks
 def _regression_data(task, quick, seed):
     if task == "sine":
@@ -555,11 +554,6 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
         Write figures when matplotlib is installed.
     progress : bool, default=True
         Show a tqdm progress bar on stderr.
-
-    Notes
-    -----
-    The models are fitted with one BLAS thread (threadpoolctl): the problems are small,
-    and on a 2-core machine multithreaded BLAS was measured up to ten times slower on them.
     stream : file-like, default=None
         Where the tables go (stdout by default).
 
@@ -567,6 +561,11 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     -------
     rows : list of dict
         One dict per (task, model), with the columns of ``results.csv``.
+
+    Notes
+    -----
+    The models are fitted with one BLAS thread (threadpoolctl): the problems are small,
+    and on a 2-core machine multithreaded BLAS was measured up to ten times slower on them.
     """
     stream = stream or sys.stdout
     tasks = list(TASKS) if tasks is None else list(tasks)
@@ -589,8 +588,6 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
         bar = tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
     rows, store = [], {}
     runners = {"polarity": _run_polarity, "lee": _run_lee}
-    # One BLAS thread: these problems are small, and on a 2-core machine multithreaded BLAS
-    # was measured up to 10 times slower on them (threads spinning on tiny products).
     limits = threadpool_limits(limits=1)
     try:
         for task, names in plan.items():

@@ -1,8 +1,8 @@
 """PMIEmbedding: word vectors from the truncated SVD of a (shifted) PPMI matrix."""
 import numpy as np
+import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.preprocessing import normalize
-import scipy.linalg
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import svd_flip
 
