@@ -95,7 +95,7 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     """
     n, k = Y.shape
     scales = _ray_scales(grid)
-    per_feature = scales is None or (metric == "product" and kern.name != "gaussian")
+    per_feature = scales is None or (metric == "product" and kern.family != "gaussian")
     base = grid[0]
     index = NWIndex(X, Y, kern, base if base.size > 1 else base[0], metric, reg_type)
     Z = index.pair.Z
@@ -108,7 +108,7 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         D2[diag] = np.inf
         delta = np.abs(Zq[:, None, :] - Z[None]) if per_feature else None  # (c, n, d)
         shifted = None
-        if delta is None and kern.name == "gaussian":
+        if delta is None and kern.family == "gaussian":
             # Shift by the nearest other point, once: every row's largest weight is 1.
             shifted = D2 - D2.min(axis=1, keepdims=True)
             buf = np.empty_like(D2)
@@ -186,7 +186,7 @@ def _ard_objective(theta, X, Y, kern, metric, loss, working_memory):
 
 def _ard_weights(pair, kern, Zq, D2):
     """Normalised LOO weights (diagonal at distance inf) and the empty-row mask."""
-    if kern.name == "gaussian":
+    if kern.family == "gaussian":
         W = np.subtract(D2, D2.min(axis=1, keepdims=True))
         W *= -0.5
         np.exp(W, out=W)
@@ -207,13 +207,13 @@ def _ard_grad_chunk(pair, kern, Zq, D2, B):
     if pair.metric == "cosine":
         return np.array([np.sum(B * -u * kern.dlog_k_du(u))])
     Z = pair.Z
-    if pair.metric == "product" and kern.name != "gaussian":
+    if pair.metric == "product" and kern.family != "gaussian":
         out = np.empty(Zq.shape[1])
         for f in range(Zq.shape[1]):  # loop over features
             uf = np.abs(Zq[:, f, None] - Z[None, :, f])
             out[f] = np.sum(B * -uf * kern.dlog_k_du(uf))
         return out
-    if kern.name == "gaussian":  # -(dlogK/du) / u = 1
+    if kern.family == "gaussian":  # -(dlogK/du) / u = 1
         C = B
     else:
         C = B * np.where(u > 0, -kern.dlog_k_du(u) / np.where(u > 0, u, 1.0), 0.0)

@@ -54,7 +54,7 @@ class NadarayaWatsonMixin:
             raise ValueError("reg_type='ll' needs dense X (sparse input is not supported) and "
                              "metric 'euclidean' or 'product'; use reg_type='lc' for sparse "
                              "input or metric='cosine', or densify X with X.toarray().")
-        if is_sparse and self.metric == "product" and kern.name != "gaussian":
+        if is_sparse and self.metric == "product" and kern.family != "gaussian":
             raise ValueError("metric='product' with a non-Gaussian kernel needs dense X; use "
                              "metric='euclidean' or 'cosine', or X.toarray().")
         if self.algorithm == "tree" and (not kern.compact or is_sparse or self.metric == "cosine"):

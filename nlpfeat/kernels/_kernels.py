@@ -16,14 +16,17 @@ Public API
     Sorted list of registered names.
 :class:`Kernel`
     ``log_k(u)``, ``k(u)``, ``log_k_sq(u2)``, ``k_sq(u2)``, ``dlog_k_du(u)``,
-    ``differentiable``, ``compact``, ``radius``, ``name``.
+    ``differentiable``, ``compact``, ``radius``, ``name``, ``family``.
+``unregister_kernel(name)``
+    Remove a kernel a user registered (built-in kernels cannot be removed or replaced).
 
 Between query and training rows, :func:`nlpfeat.kernels.kernel_log_weights` gives the
 (normalised) log weights for the metrics "euclidean", "product" and "cosine".
 """
 import numpy as np
 
-__all__ = ["Kernel", "available_kernels", "get_kernel", "register_kernel"]
+__all__ = ["Kernel", "available_kernels", "get_kernel", "register_kernel",
+           "unregister_kernel"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
@@ -63,6 +66,11 @@ class Kernel:
     ----------
     differentiable : bool
         Whether ``dlog_k_du`` is available.
+    family : str or None
+        The built-in kernel family (``"gaussian"``, ``"epanechnikov"``, ...) whose
+        closed forms the fast paths may use, or None for every kernel a user defines.
+        Fast paths dispatch on this field, never on ``name``: a user's callable, whatever
+        its name, always runs on the generic path through its own ``log_k``.
 
     Examples
     --------
@@ -84,6 +92,7 @@ class Kernel:
         self._log_k_sq = log_k_sq
         self._k_sq = k_sq
         self._poly_power = None
+        self.family = None  # set only by _register_builtins
 
     def __repr__(self):
         return f"Kernel({self.name!r}, compact={self.compact})"
@@ -137,6 +146,7 @@ class Kernel:
 
 
 _REGISTRY = {}
+_BUILTIN_NAMES = set()  # filled once by _register_builtins; these names cannot be replaced
 
 
 def _poly(const, power, exponent=2, strict=True):
@@ -192,6 +202,9 @@ def _register_builtins():
                     dlog_k_du=lambda u: -np.tanh(u / 2.0))
     register_kernel("sigmoid", lambda u: np.log(2.0 / np.pi) - u - np.log1p(np.exp(-2.0 * u)),
                     log=True, dlog_k_du=lambda u: -np.tanh(u))
+    for name, kern in _REGISTRY.items():
+        kern.family = name
+    _BUILTIN_NAMES.update(_REGISTRY)
 
 
 def register_kernel(name, func, *, compact=False, radius=1.0, log=False, dlog_k_du=None,
@@ -201,7 +214,9 @@ def register_kernel(name, func, *, compact=False, radius=1.0, log=False, dlog_k_
     Parameters
     ----------
     name : str
-        Registry name; an existing name is replaced.
+        Registry name. A name a user registered before is replaced; the built-in
+        names (``available_kernels()`` at import) cannot be, since estimators take
+        closed-form fast paths for them: choose another name.
     func : callable
         Vectorised ``k(u)`` (non-negative) of the scaled distance ``u >= 0``, or
         ``log k(u)`` when ``log=True`` (preferred: exact tails, no underflow).
@@ -230,12 +245,42 @@ def register_kernel(name, func, *, compact=False, radius=1.0, log=False, dlog_k_
         raise TypeError(f"kernel name must be a non-empty str; got {name!r}.")
     if not callable(func):
         raise TypeError(f"kernel function must be callable; got {type(func).__name__}.")
+    if name in _BUILTIN_NAMES:
+        raise ValueError(
+            f"{name!r} is a built-in kernel and cannot be replaced; register your kernel "
+            f"under another name (e.g. {name + '_custom'!r}) or pass the callable itself."
+        )
     log_k = func if log else (lambda u, _f=func: np.log(_f(u)))
     kern = Kernel(name, log_k, compact=compact, radius=radius, dlog_k_du=dlog_k_du,
                   log_k_sq=_log_k_sq)
     _check_kernel(kern)
     _REGISTRY[name] = kern
     return kern
+
+
+def unregister_kernel(name):
+    """Remove a kernel registered with :func:`register_kernel`.
+
+    Parameters
+    ----------
+    name : str
+        A name registered by the user; built-in kernels cannot be removed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.kernels import available_kernels, register_kernel, unregister_kernel
+    >>> _ = register_kernel("box2", lambda u: np.where(u <= 2.0, 0.25, 0.0))
+    >>> unregister_kernel("box2")
+    >>> "box2" in available_kernels()
+    False
+    """
+    if name in _BUILTIN_NAMES:
+        raise ValueError(f"{name!r} is a built-in kernel and cannot be unregistered.")
+    if name not in _REGISTRY:
+        raise KeyError(f"no kernel registered under {name!r}; registered: "
+                       f"{available_kernels()}.")
+    del _REGISTRY[name]
 
 
 def available_kernels():

@@ -49,10 +49,10 @@ class NWIndex:
         self.kern, self.reg_type, self.n_out = kern, reg_type, Y.shape[1]
         # Fused path: kernels of u^2 = |z_q - z_i|^2 with a cheap form, dense input.
         # Gaussian: exp(-u^2 / 2); polynomial kernels: max(1 - u^2, 0) ** power.
-        radial = metric == "euclidean" or (metric == "product" and kern.name == "gaussian")
+        radial = metric == "euclidean" or (metric == "product" and kern.family == "gaussian")
         self.poly = kern._poly_power if radial and kern.compact else None
         self.fast = (radial and not sparse.issparse(X_fit)
-                     and (kern.name == "gaussian" or self.poly is not None))
+                     and (kern.family == "gaussian" or self.poly is not None))
         Z = self.pair.Z
         self.Y = Y
         # (n_train, n_outputs + 1): the last column of ones gives the normaliser.
@@ -106,7 +106,7 @@ class NWIndex:
     def log_weights(self, Zq):
         """Normalised weights in a dense (n_q, n_train) matrix and the empty-row mask."""
         kern = self.kern
-        if self.pair.metric == "product" and kern.name != "gaussian":
+        if self.pair.metric == "product" and kern.family != "gaussian":
             L = self.pair.log_kernel(Zq, kern)
             return softmax_rows(L, self.pair.sq_dist(Zq) if kern.compact else None)
         D2 = self.pair.sq_dist(Zq)   # one distance GEMM serves kernel and fallback

@@ -110,7 +110,7 @@ class PairwiseScaled:
 
     def log_kernel(self, Zq, kern):
         """Unnormalised log kernel (n_q, n_train); -inf outside a compact support."""
-        if self.metric == "product" and kern.name != "gaussian":
+        if self.metric == "product" and kern.family != "gaussian":
             if sparse.issparse(Zq) or sparse.issparse(self.Z):
                 raise ValueError("metric='product' needs dense X; use metric='euclidean' "
                                  "or 'cosine' for sparse input.")

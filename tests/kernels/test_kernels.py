@@ -142,3 +142,36 @@ def test_kernel_log_weights_bad_input():
         kernel_log_weights([[0.0]], [[np.nan]])
     with pytest.raises(ValueError, match="must be 2-D"):
         kernel_log_weights([0.0], [[1.0]])
+
+
+def test_builtin_names_cannot_be_replaced_and_user_kernels_unregister():
+    from nlpfeat.kernels import register_kernel, unregister_kernel
+    with pytest.raises(ValueError, match="built-in"):
+        register_kernel("gaussian", lambda u: -u, log=True)
+    with pytest.raises(ValueError, match="built-in"):
+        unregister_kernel("gaussian")
+    kern = register_kernel("test_half_gauss", lambda u: -0.5 * u * u, log=True)
+    try:
+        assert kern.family is None
+        assert get_kernel("gaussian").family == "gaussian"
+    finally:
+        unregister_kernel("test_half_gauss")
+    assert "test_half_gauss" not in available_kernels()
+    with pytest.raises(KeyError, match="test_half_gauss"):
+        unregister_kernel("test_half_gauss")
+
+
+def test_user_kernel_named_gaussian_takes_the_generic_path():
+    # A callable whose __name__ is "gaussian" must not borrow the built-in fast path.
+    from nlpfeat.kernels import NadarayaWatsonRegressor, kernel_log_weights
+
+    def gaussian(u):  # a Laplacian in disguise
+        return np.exp(-u)
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), rng.normal(size=40)
+    Q = rng.normal(size=(5, 2))
+    model = NadarayaWatsonRegressor(kernel=gaussian, bandwidth=0.7).fit(X, y)
+    logw = kernel_log_weights(Q, X, kernel=gaussian, bandwidth=0.7)
+    expected = np.exp(logw) @ y
+    np.testing.assert_allclose(model.predict(Q), expected, rtol=1e-10)
