@@ -8,6 +8,7 @@ traceback.
 """
 import argparse
 import os
+import re
 import sys
 
 from nlpfeat import __version__
@@ -20,40 +21,80 @@ class UsageError(Exception):
 
 
 # ----------------------------------------------------------------------------- input
-def _decode_lines(raw, name):
+def _decode(raw, name):
+    """UTF-8 text of ``raw`` without a leading byte-order mark; a clear error otherwise."""
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise UsageError(
             f"{name}: line {line} is not valid UTF-8 ({exc.reason} at byte "
             f"{exc.start}); convert the file to UTF-8, e.g. with iconv -f latin1 -t utf-8."
         ) from None
-    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def read_documents(source):
-    """Read documents: one per line of a UTF-8 file, one per .txt file of a directory, or stdin."""
+def _split_lines(text):
+    """One document per line: split on newlines only (``\n`` or ``\r\n``).
+
+    ``str.splitlines`` also splits on form feeds, U+0085 and other separators, which
+    would make row i of the output differ from line i of the file; a final newline does
+    not start another (empty) document.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def read_documents(source, skip_blank=False):
+    """Read a corpus: one document per line of a UTF-8 file or stdin, or per .txt file of a folder.
+
+    Returns ``(documents, ids)``: row i of every output is ``documents[i]``, whose id
+    is its line number (1-based) or its file name in folder mode. Blank lines are kept
+    as empty documents unless ``skip_blank``, in which case the number dropped is
+    reported on stderr.
+    """
     if source == "-":
-        docs = _decode_lines(sys.stdin.buffer.read(), "<stdin>")
+        docs = _split_lines(_decode(sys.stdin.buffer.read(), "<stdin>"))
+        ids = list(range(1, len(docs) + 1))
     elif os.path.isdir(source):
         names = sorted(n for n in os.listdir(source) if n.endswith(".txt"))
         if not names:
             raise UsageError(f"{source}: the directory holds no .txt files.")
-        docs = []
+        docs, ids = [], names
         for name in names:
             with open(os.path.join(source, name), "rb") as fh:
-                text = " ".join(_decode_lines(fh.read(), os.path.join(source, name)))
-            if text:
-                docs.append(text)
+                text = _decode(fh.read(), os.path.join(source, name))
+            docs.append(" ".join(_split_lines(text)))
     elif os.path.exists(source):
         with open(source, "rb") as fh:
-            docs = _decode_lines(fh.read(), source)
+            docs = _split_lines(_decode(fh.read(), source))
+        ids = list(range(1, len(docs) + 1))
     else:
         raise UsageError(f"{source}: no such file or directory.")
-    if not docs:
-        raise UsageError(f"{source}: no documents found (the input is empty).")
-    return docs
+    if skip_blank:
+        kept = [(doc, i) for doc, i in zip(docs, ids) if doc.strip()]
+        dropped = len(docs) - len(kept)
+        docs, ids = [d for d, _ in kept], [i for _, i in kept]
+        if dropped:
+            print(f"{source}: skipped {dropped} blank document(s) (--skip-blank)",
+                  file=sys.stderr)
+    if not any(doc.strip() for doc in docs):
+        raise UsageError(f"{source}: no documents found (the input is empty or blank).")
+    return docs, ids
+
+
+def _output_path(path, suffix=None, *, flag="-o"):
+    """Check an output file before any work: its folder exists; returns the name written."""
+    if suffix and not path.endswith(suffix):
+        path += suffix  # numpy adds the suffix itself; report the real name
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} does not "
+                         f"exist; create it first or choose another path.")
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a folder; give a file name.")
+    return path
 
 
 def _text_options(args):
@@ -64,6 +105,12 @@ def _text_options(args):
 def cmd_compare(args, parser):
     from nlpfeat.compare import run_comparison
 
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out}: is an existing file; --out names a folder.")
+    parent = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(parent):
+        raise UsageError(f"--out {args.out}: the folder {parent} does not exist; create it "
+                         f"first or choose another path.")
     run_comparison(
         tasks=args.task, models=args.models, out=args.out, seed=args.seed,
         quick=args.quick, with_torch=args.with_torch, plots=not args.no_plots,
@@ -77,7 +124,8 @@ def cmd_features(args, parser):
 
     from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer, cooccurrence, pmi
 
-    docs = read_documents(args.file)
+    output = _output_path(args.output, ".npz")
+    docs, ids = read_documents(args.file, args.skip_blank)
     opts = dict(_text_options(args), ngram_range=tuple(args.ngram))
     rows = None
     if args.kind == "pmi":
@@ -89,37 +137,54 @@ def cmd_features(args, parser):
         features = rows = np.asarray(names, dtype=object)
     else:
         estimator = {"bow": BagOfWords, "pbow": PositionalBagOfWords,
-                     "tfidf": TfidfVectorizer}[args.kind](min_df=args.min_df, **opts)
+                     "tfidf": TfidfVectorizer}[args.kind](min_df=args.min_df,
+                                                          max_df=args.max_df, **opts)
         matrix = estimator.fit_transform(docs)
         features = estimator.get_feature_names_out()
     matrix = sparse.csr_matrix(matrix)
     payload = dict(format=np.array("csr"), shape=np.array(matrix.shape), data=matrix.data,
                    indices=matrix.indices, indptr=matrix.indptr,
-                   feature_names=np.asarray(features, dtype=str))
+                   feature_names=np.asarray(features, dtype=str),
+                   doc_ids=np.asarray([str(i) for i in ids], dtype=str))
     if rows is not None:
         payload["row_names"] = np.asarray(rows, dtype=str)
-    np.savez_compressed(args.output, **payload)
-    print(f"wrote {matrix.shape[0]} x {matrix.shape[1]} {args.kind} matrix "
-          f"({matrix.nnz} non-zeros) to {args.output}; read it with scipy.sparse.load_npz "
-          "and np.load(...)['feature_names']")
+    np.savez_compressed(output, **payload)
+    what = "word x word" if args.kind == "pmi" else "document x feature"
+    print(f"wrote a {matrix.shape[0]} x {matrix.shape[1]} {args.kind} {what} matrix "
+          f"({matrix.nnz} non-zeros) to {output}; read it with scipy.sparse.load_npz, and "
+          "np.load(...)['feature_names'] / ['doc_ids'] (row i is document i of the input)")
 
 
 def cmd_collocations(args, parser):
     from nlpfeat.text import Collocations
 
-    docs = read_documents(args.file)
+    docs, _ = read_documents(args.file, args.skip_blank)
     model = Collocations(measure=args.measure, min_count=args.min_count, threshold=None,
                          input="content", **_text_options(args)).fit(docs)
+    if not model.scores_:
+        print(f"no phrase occurs {args.min_count} times or more; lower --min-count.")
+        return
     print(f"{'rank':>4}  {'score':>10}  phrase  ({args.measure}, min_count={args.min_count})")
     for rank, (ngram, value) in enumerate(model.scores_[: args.top], start=1):
         print(f"{rank:>4}  {value:>10.4f}  {' '.join(ngram)}")
 
 
+def _stop_words(args):
+    """The stop-word list for ``topics``: removed by default, in the tokenizer's language."""
+    if args.keep_stop_words:
+        return None
+    if args.stop_words is not None:
+        return args.stop_words
+    return "chinese" if args.tokenizer in ("jieba", "char") else "english"
+
+
 def cmd_topics(args, parser):
     from nlpfeat.text import BagOfWords, TopicModel
 
-    docs = read_documents(args.file)
-    bow = BagOfWords(min_df=args.min_df, stop_words=args.stop_words, **_text_options(args))
+    docs, _ = read_documents(args.file, args.skip_blank)
+    stop_words = _stop_words(args)
+    bow = BagOfWords(min_df=args.min_df, max_df=args.max_df, stop_words=stop_words,
+                     **_text_options(args))
     X = bow.fit_transform(docs)
     model = TopicModel(n_topics=args.k, method=args.method, backend=args.backend,
                        random_state=args.seed, coherence=args.coherence,
@@ -127,15 +192,19 @@ def cmd_topics(args, parser):
     for k, words in enumerate(model.top_words(args.n_words)):
         print(f"topic {k:>2}  {args.coherence}={model.coherence_[k]:+.3f}  {' '.join(words)}")
     print(f"mean coherence ({args.coherence}, higher is better): {model.coherence_.mean():+.4f}")
+    if stop_words is None:
+        print("note: stop words were kept (--keep-stop-words); coherence scores reward topics "
+              "of frequent function words, so compare them only between runs that keep them.")
 
 
 def cmd_neighbors(args, parser):
     from nlpfeat.text import PMIEmbedding
 
-    docs = read_documents(args.file)
+    docs, _ = read_documents(args.file, args.skip_blank)
     model = PMIEmbedding(n_components=args.dim, window=args.window, min_count=args.min_count,
                          random_state=args.seed, **_text_options(args))
     model.fit(docs)
+    found = 0
     for word in args.words:
         key = word if args.keep_case else word.lower()
         try:
@@ -143,38 +212,55 @@ def cmd_neighbors(args, parser):
         except KeyError:
             print(f"{word}: not in the vocabulary (min_count={args.min_count})")
             continue
+        found += 1
         print(f"{word}: " + ", ".join(f"{w} ({s:.3f})" for w, s in neighbours))
+    if not found:
+        raise UsageError(f"none of the query words is in the vocabulary of {args.file} "
+                         f"(min_count={args.min_count}); lower --min-count or check spelling.")
 
 
 def cmd_attention(args, parser):
     from nlpfeat.compare import sentence_attention
 
-    tokens, weights = sentence_attention(args.sentence, n_heads=args.heads, seed=args.seed,
+    output = _output_path(args.output) if args.output else None
+    sentence = args.sentence
+    if sentence == "-":
+        sentence = " ".join(_split_lines(_decode(sys.stdin.buffer.read(), "<stdin>")))
+    if not sentence.strip():
+        raise UsageError("the sentence is empty.")
+    tokens, weights = sentence_attention(sentence, n_heads=args.heads, seed=args.seed,
                                          tokenizer=args.tokenizer)
+    col = max(max(len(t) for t in tokens), 6) + 1
     width = max(len(t) for t in tokens) + 1
     print("Self-attention of an untrained model (seeded weights) over PMI token vectors and "
           "sinusoidal positions; see examples/fat_cat_attention.py for a hand-built head.")
     for h in range(weights.shape[0]):
         print(f"head {h} (rows: queries, columns: keys)")
-        print(" " * width + "".join(f"{t[:6]:>7}" for t in tokens))
+        print(" " * width + "".join(f"{t:>{col}}" for t in tokens))
         for t, row in zip(tokens, weights[h]):
-            print(f"{t:<{width}}" + "".join(f"{v:7.3f}" for v in row))
-    if args.output:
+            print(f"{t:<{width}}" + "".join(f"{v:{col}.3f}" for v in row))
+    if output:
         from nlpfeat.viz import plot_attention
 
         try:
             fig = plot_attention(weights, tokens, tokens)
         except ImportError as exc:
             raise UsageError(str(exc)) from None
-        fig.savefig(args.output, dpi=120, bbox_inches="tight")
-        print(f"saved the heatmap to {args.output}")
+        fig.savefig(output, dpi=120, bbox_inches="tight")
+        print(f"saved the heatmap to {output}")
 
 
 # ----------------------------------------------------------------------------- parser
+_FORMATTER = argparse.ArgumentDefaultsHelpFormatter
+
+
 def _add_text_options(p):
     p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS,
-                   help="tokenizer (default: regexp; jieba for Chinese words needs nlpfeat[zh])")
+                   help="tokenizer (jieba, for Chinese words, needs nlpfeat[zh])")
     p.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
+    p.add_argument("--skip-blank", action="store_true",
+                   help="drop blank lines (reported on stderr); by default a blank line is "
+                   "an empty document, so that row i of the output is line i of the input")
 
 
 def _positive_int(value):
@@ -187,6 +273,25 @@ def _positive_int(value):
     return number
 
 
+def _max_df(value):
+    """A document frequency: a proportion in (0, 1] or a count (an integer > 1)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {value!r}") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value!r}")
+    if number > 1:
+        if number != int(number):
+            raise argparse.ArgumentTypeError(
+                f"expected a proportion in (0, 1] or a whole count, got {value!r}")
+        return int(number)
+    return number
+
+
+_CORPUS_HELP = "UTF-8 text file (one document per line), folder of .txt files, or - for stdin"
+
+
 def _add_compare(sub):
     from nlpfeat.compare import ALL_MODELS, TASKS
 
@@ -195,77 +300,115 @@ def _add_compare(sub):
         description="Compare Nadaraya-Watson kernel regression with learned attention and "
         "baselines on bundled data; writes tables (CSV, JSON) and figures.",
         epilog="example: nlpfeat compare --task sine diabetes --quick --out results/",
+        formatter_class=_FORMATTER,
     )
-    p.add_argument("--task", nargs="+", choices=list(TASKS), default=list(TASKS))
+    p.add_argument("--task", nargs="+", choices=list(TASKS), default=list(TASKS),
+                   help="tasks to run")
     p.add_argument("--models", nargs="+", choices=list(ALL_MODELS), default=None,
-                   help="models to run (default: every model that applies to the task)")
-    p.add_argument("--out", default="nlpfeat-compare", help="output folder (default: ./nlpfeat-compare)")
-    p.add_argument("--seed", type=int, default=0)
+                   help="models to run (None: every model that applies to the task)")
+    p.add_argument("--out", default="nlpfeat-compare", help="output folder")
+    p.add_argument("--seed", type=int, default=0, help="random seed of data splits and models")
     p.add_argument("--quick", action="store_true", help="small sizes, for smoke tests and CI")
     p.add_argument("--with-torch", action="store_true",
                    help="add a PyTorch nn.MultiheadAttention model (needs torch)")
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_compare, subparser=p)
+    p.set_defaults(func=cmd_compare, subparser=p, flags={})
 
 
 def _add_corpus_commands(sub):
+    from nlpfeat.text._collocations import MEASURES
+
     p = sub.add_parser("features", help="document-feature matrix of a corpus",
-                       epilog="example: nlpfeat features corpus.txt --kind tfidf --ngram 1 2 -o X.npz")
-    p.add_argument("file", help="UTF-8 text file (one document per line), folder of .txt, or -")
-    p.add_argument("--kind", choices=["bow", "pbow", "tfidf", "pmi"], default="tfidf")
-    p.add_argument("--ngram", nargs=2, type=_positive_int, default=[1, 1], metavar=("MIN", "MAX"))
-    p.add_argument("--min-df", type=_positive_int, default=1)
-    p.add_argument("--min-count", type=_positive_int, default=1, help="for --kind pmi")
-    p.add_argument("--window", type=_positive_int, default=5, help="for --kind pmi")
-    p.add_argument("-o", "--output", required=True, help="output .npz file")
+                       description="Write the document x feature matrix of a corpus (or the "
+                       "PPMI word x word matrix) to a .npz file; row i is line i.",
+                       epilog="example: nlpfeat features corpus.txt --kind tfidf --ngram 1 2 -o X.npz",
+                       formatter_class=_FORMATTER)
+    p.add_argument("file", help=_CORPUS_HELP)
+    p.add_argument("--kind", choices=["bow", "pbow", "tfidf", "pmi"], default="tfidf",
+                   help="bag of words, positional bag of words, TF-IDF, or PPMI word vectors")
+    p.add_argument("--ngram", nargs=2, type=_positive_int, default=[1, 1], metavar=("MIN", "MAX"),
+                   help="smallest and largest word n-gram")
+    p.add_argument("--min-df", type=_positive_int, default=1,
+                   help="drop features in fewer documents than this")
+    p.add_argument("--max-df", type=_max_df, default=1.0,
+                   help="drop features in more documents than this (a proportion, or a count)")
+    p.add_argument("--min-count", type=_positive_int, default=1,
+                   help="for --kind pmi: drop words seen fewer times")
+    p.add_argument("--window", type=_positive_int, default=5,
+                   help="for --kind pmi: co-occurrence window (words on each side)")
+    p.add_argument("-o", "--output", required=True,
+                   help="output .npz file (the suffix is added if missing)")
     _add_text_options(p)
-    p.set_defaults(func=cmd_features, subparser=p)
+    p.set_defaults(func=cmd_features, subparser=p, flags={"ngram_range": "--ngram"})
 
     p = sub.add_parser("collocations", help="ranked collocations (phrases) of a corpus",
-                       epilog="example: nlpfeat collocations corpus.txt --measure llr --top 20")
-    p.add_argument("file")
-    p.add_argument("--measure", choices=["pmi", "npmi", "llr", "chi_sq", "t", "dice", "count"],
-                   default="pmi")
-    p.add_argument("--top", type=_positive_int, default=30)
-    p.add_argument("--min-count", type=_positive_int, default=5)
+                       description="Rank the word pairs of a corpus by an association measure.",
+                       epilog="example: nlpfeat collocations corpus.txt --measure llr --top 20",
+                       formatter_class=_FORMATTER)
+    p.add_argument("file", help=_CORPUS_HELP)
+    p.add_argument("--measure", choices=list(MEASURES), default="pmi",
+                   help="association measure")
+    p.add_argument("--top", type=_positive_int, default=30, help="how many phrases to print")
+    p.add_argument("--min-count", type=_positive_int, default=5,
+                   help="ignore pairs seen fewer times")
     _add_text_options(p)
-    p.set_defaults(func=cmd_collocations, subparser=p)
+    p.set_defaults(func=cmd_collocations, subparser=p, flags={})
 
     p = sub.add_parser("topics", help="topic model with coherence per topic",
-                       epilog="example: nlpfeat topics corpus.txt -k 10 --method lda --backend gensim")
-    p.add_argument("file")
+                       description="Fit a topic model and print each topic's top words with "
+                       "its coherence. Stop words are removed unless --keep-stop-words.",
+                       epilog="example: nlpfeat topics corpus.txt -k 10 --method lda --backend gensim",
+                       formatter_class=_FORMATTER)
+    p.add_argument("file", help=_CORPUS_HELP)
     p.add_argument("-k", type=_positive_int, default=10, help="number of topics")
-    p.add_argument("--method", choices=["lda", "nmf", "lsi"], default="lda")
-    p.add_argument("--backend", choices=["gensim", "sklearn"], default="gensim")
-    p.add_argument("--coherence", choices=["c_npmi", "u_mass", "c_uci", "c_v"], default="c_npmi")
-    p.add_argument("--n-words", type=_positive_int, default=10)
-    p.add_argument("--min-df", type=_positive_int, default=2)
-    p.add_argument("--stop-words", choices=["english", "chinese"], default=None)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--method", choices=["lda", "nmf", "lsi"], default="lda",
+                   help="topic model")
+    p.add_argument("--backend", choices=["gensim", "sklearn"], default="gensim",
+                   help="library that fits the model")
+    p.add_argument("--coherence", choices=["c_npmi", "u_mass", "c_uci", "c_v"], default="c_npmi",
+                   help="coherence measure printed per topic")
+    p.add_argument("--n-words", type=_positive_int, default=10, help="top words per topic")
+    p.add_argument("--min-df", type=_positive_int, default=2,
+                   help="drop words in fewer documents than this")
+    p.add_argument("--max-df", type=_max_df, default=1.0,
+                   help="drop words in more documents than this (a proportion, or a count)")
+    p.add_argument("--stop-words", choices=["english", "chinese"], default=None,
+                   help="stop-word list (None: english, or chinese with the jieba and char "
+                   "tokenizers)")
+    p.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the model")
     _add_text_options(p)
-    p.set_defaults(func=cmd_topics, subparser=p)
+    p.set_defaults(func=cmd_topics, subparser=p, flags={"n_topics": "-k", "n_components": "-k"})
 
     p = sub.add_parser("neighbors", help="nearest neighbours in PMI-embedding space",
-                       epilog="example: nlpfeat neighbors corpus.txt good king --topn 5")
-    p.add_argument("file")
-    p.add_argument("words", nargs="+")
-    p.add_argument("--topn", type=_positive_int, default=10)
+                       description="Fit PPMI-SVD word vectors and print the nearest neighbours "
+                       "of each query word.",
+                       epilog="example: nlpfeat neighbors corpus.txt good king --topn 5",
+                       formatter_class=_FORMATTER)
+    p.add_argument("file", help=_CORPUS_HELP)
+    p.add_argument("words", nargs="+", help="query words")
+    p.add_argument("--topn", type=_positive_int, default=10, help="neighbours per word")
     p.add_argument("--dim", type=_positive_int, default=50, help="embedding size")
-    p.add_argument("--window", type=_positive_int, default=5)
-    p.add_argument("--min-count", type=_positive_int, default=2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--window", type=_positive_int, default=5,
+                   help="co-occurrence window (words on each side)")
+    p.add_argument("--min-count", type=_positive_int, default=2,
+                   help="drop words seen fewer times")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the SVD")
     _add_text_options(p)
-    p.set_defaults(func=cmd_neighbors, subparser=p)
+    p.set_defaults(func=cmd_neighbors, subparser=p, flags={"n_components": "--dim"})
 
     p = sub.add_parser("attention", help="attention weights of a small untrained model over a sentence",
-                       epilog='example: nlpfeat attention "the fat cat sat on the mat" --heads 4 -o fig.png')
-    p.add_argument("sentence")
-    p.add_argument("--heads", type=_positive_int, default=1)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS)
+                       description="Print (and plot) the self-attention weights of a small "
+                       "untrained model over the tokens of a sentence.",
+                       epilog='example: nlpfeat attention "the fat cat sat on the mat" --heads 4 -o fig.png',
+                       formatter_class=_FORMATTER)
+    p.add_argument("sentence", help="the sentence, or - to read it from stdin")
+    p.add_argument("--heads", type=_positive_int, default=1, help="attention heads")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the weights")
+    p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS, help="tokenizer")
     p.add_argument("-o", "--output", help="save a heatmap (needs matplotlib)")
-    p.set_defaults(func=cmd_attention, subparser=p)
+    p.set_defaults(func=cmd_attention, subparser=p, flags={})
 
 
 def build_parser():
@@ -273,30 +416,67 @@ def build_parser():
         prog="nlpfeat",
         description="Classical NLP features and kernel regression: attention is kernel regression.",
         epilog="Run 'nlpfeat COMMAND --help' for a command's options.",
+        formatter_class=_FORMATTER,
     )
     parser.add_argument("--version", action="version", version=f"nlpfeat {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error instead of one line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_compare(sub)
     _add_corpus_commands(sub)
     return parser
 
 
+def _flag_names(parser, extra):
+    """Python parameter name -> command-line flag, for error messages."""
+    names = {}
+    for action in parser._actions:
+        flags = [o for o in action.option_strings if o.startswith("--")] or action.option_strings
+        if flags and "_" in action.dest:
+            names[action.dest] = flags[0]
+    names.update(extra)
+    return names
+
+
+def _in_flags(message, flags):
+    """Speak of the command line's flags, not of the Python parameters behind them."""
+    for name, flag in sorted(flags.items(), key=lambda kv: -len(kv[0])):
+        message = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w])", flag, message)
+    return message
+
+
 def main(argv=None):
+    """Run the command line; returns the exit status (130 after Ctrl-C)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        # Results already written stay; no traceback for a deliberate interruption.
+        print("nlpfeat: interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.print_help()
-        return 0
+        parser.print_help(sys.stderr)
+        return 2
     sub_parser = args.subparser
     try:
         args.func(args, sub_parser)
-    except UsageError as exc:
-        sub_parser.error(str(exc))
-    except (ValueError, KeyError, ImportError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        sub_parser.error(str(message))
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         return 0
+    except UsageError as exc:
+        if args.debug:
+            raise
+        sub_parser.error(str(exc))
+    except (ValueError, KeyError, ImportError, OSError) as exc:
+        # Invalid parameter values, unreadable input, a missing optional package: the
+        # user's to fix, shown as one line; --debug shows where it came from.
+        if args.debug:
+            raise
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        sub_parser.error(_in_flags(str(message), _flag_names(sub_parser, args.flags)))
     return 0
 
 

@@ -146,3 +146,110 @@ def test_compare_quick_writes_every_task_and_model(tmp_path):
         assert (out_dir / figure).stat().st_size > 1000
     for task in ("sine", "diabetes", "polarity", "lee"):
         assert f"== {task}" in out
+
+
+# ----------------------------------------------------------------------------- first hour
+def test_features_row_i_is_line_i(tmp_path):
+    # Blank lines stay (as empty rows), a form feed or U+0085 does not split a line, and a
+    # byte-order mark does not stick to the first token.
+    path = tmp_path / "lines.txt"
+    path.write_bytes("\ufeffhello world\n\nform\x0cfeed and\x85next\r\nlast line\n".encode())
+    code, out, _ = run("features", path, "--kind", "bow", "--tokenizer", "whitespace",
+                       "-o", tmp_path / "X")
+    data = np.load(tmp_path / "X.npz")
+    X = sparse.load_npz(tmp_path / "X.npz")
+    assert X.shape[0] == 4
+    assert list(data["doc_ids"]) == ["1", "2", "3", "4"]
+    assert X[1].nnz == 0
+    assert "hello" in set(data["feature_names"])
+    assert str(tmp_path / "X.npz") in out   # the name printed is the file written
+    _, _, err = run("features", path, "--kind", "bow", "--skip-blank", "-o", tmp_path / "Y.npz")
+    assert "skipped 1 blank" in err
+    assert list(np.load(tmp_path / "Y.npz")["doc_ids"]) == ["1", "3", "4"]
+
+
+def test_features_folder_ids_are_file_names(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "b.txt").write_text("second file", encoding="utf-8")
+    (folder / "a.txt").write_text("", encoding="utf-8")
+    (folder / "c.txt").write_text("third file here", encoding="utf-8")
+    run("features", folder, "--kind", "bow", "-o", tmp_path / "d.npz")
+    assert list(np.load(tmp_path / "d.npz")["doc_ids"]) == ["a.txt", "b.txt", "c.txt"]
+    assert sparse.load_npz(tmp_path / "d.npz").shape[0] == 3
+
+
+@pytest.mark.parametrize("args, message", [
+    (["features", "CORPUS", "-o", "MISSING/x.npz"], "does not exist"),
+    (["compare", "--quick", "--out", "AFILE"], "is an existing file"),
+    (["compare", "--quick", "--out", "MISSING/out"], "does not exist"),
+    (["attention", "a b c", "-o", "MISSING/fig.png"], "does not exist"),
+])
+def test_outputs_are_checked_before_any_work(tmp_path, corpus, args, message):
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    subs = {"CORPUS": str(corpus), "AFILE": str(tmp_path / "afile")}
+    args = [subs.get(a, a.replace("MISSING", str(tmp_path / "missing"))) for a in args]
+    code, out, err = run(*args, check=False)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert out == ""   # nothing ran
+
+
+def test_no_subcommand_exits_2_after_help():
+    code, _, err = run(check=False)
+    assert code == 2 and "COMMAND" in err
+
+
+@pytest.mark.parametrize("command", ["compare", "features", "collocations", "topics",
+                                     "neighbors", "attention"])
+def test_help_describes_every_argument_with_its_default(command):
+    from nlpfeat.cli import build_parser
+
+    parser = build_parser()
+    sub = parser._subparsers._group_actions[0].choices[command]
+    for action in sub._actions:
+        assert action.help, f"{command} {action.dest} has no help"
+    _, out, _ = run(command, "--help")
+    if command != "attention":
+        assert "(default:" in out
+
+
+def test_errors_name_the_flags_not_the_parameters(corpus):
+    code, _, err = run("neighbors", corpus, "good", "--dim", 100000, check=False)
+    assert code == 2 and "--dim" in err and "n_components" not in err
+
+
+def test_empty_results_say_so(corpus):
+    _, out, _ = run("collocations", corpus, "--min-count", 100000)
+    assert "no phrase occurs 100000 times" in out
+    code, out, err = run("neighbors", corpus, "nosuchwordxyz", "--dim", 5, check=False)
+    assert code == 2 and "none of the query words" in err
+
+
+def test_attention_reads_stdin_and_keeps_long_headers():
+    _, out, _ = run("attention", "-", stdin="the extraordinary cat\n".encode())
+    assert "extraordinary" in out.splitlines()[2]
+
+
+def test_topics_remove_stop_words_by_default(corpus):
+    _, out, _ = run("topics", corpus, "-k", 2, "--method", "nmf", "--backend", "sklearn")
+    words = {w for line in out.splitlines() if line.startswith("topic") for w in line.split()[3:]}
+    assert not words & {"the", "of", "and", "to", "a"}
+    _, out, _ = run("topics", corpus, "-k", 2, "--method", "nmf", "--backend", "sklearn",
+                    "--keep-stop-words", "--min-df", 1)
+    assert "stop words were kept" in out
+
+
+def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
+    import signal
+    import time
+
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    proc = subprocess.Popen(_command() + ["compare", "--no-progress", "--out",
+                                          str(tmp_path / "cmp")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    err = err.decode()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
