@@ -15,13 +15,21 @@ def _pyplot(caller):
     return import_optional("matplotlib.pyplot", "viz", caller)
 
 
-def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax):
+def _thin(labels, max_ticks):
+    """Indices of at most ``max_ticks`` evenly spread non-empty labels ("" gets no tick)."""
+    at = [i for i, label in enumerate(labels) if str(label)]
+    if max_ticks is not None and len(at) > max_ticks:
+        at = [at[j] for j in np.unique(np.linspace(0, len(at) - 1, max_ticks).round().astype(int))]
+    return at
+
+
+def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax, max_ticks):
     image = ax.imshow(matrix, cmap=cmap, aspect="auto", vmin=0.0, vmax=vmax)
     if row_labels is not None:
-        at = [i for i, r in enumerate(row_labels) if str(r)]  # "" labels get no tick
+        at = _thin(row_labels, max_ticks)
         ax.set_yticks(at, labels=[str(row_labels[i]) for i in at])
     if col_labels is not None:
-        at = [i for i, c in enumerate(col_labels) if str(c)]
+        at = _thin(col_labels, max_ticks)
         ax.set_xticks(at, labels=[str(col_labels[i]) for i in at],
                       rotation=90 if len(at) > 8 else 0)
     if title:
@@ -30,7 +38,8 @@ def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax):
 
 
 def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles=None,
-                   xlabel="keys", ylabel="queries", cmap="Reds"):
+                   xlabel="keys", ylabel="queries", cmap="Reds", scale="shared",
+                   colorbar_label="attention weight", max_ticks=None):
     """Show attention weights as a heatmap, or a grid of heatmaps for several heads.
 
     Parameters
@@ -49,11 +58,19 @@ def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles
         Axis labels.
     cmap : str, default="Reds"
         Colour map, as the textbook's ``show_heatmaps``.
+    scale : {"shared", "panel"}, default="shared"
+        One colour scale (and colour bar) for every head, or one per panel: use
+        ``"panel"`` when the panels' peaks differ by orders of magnitude (a kernel's
+        near-one-hot weights beside a learned score's flat ones), so none looks blank.
+    colorbar_label : str, default="attention weight"
+        Label of the colour bar(s).
+    max_ticks : int, default=None
+        At most this many evenly spread tick labels per axis (all labels when None).
 
     Returns
     -------
     fig : matplotlib Figure
-        ``fig.axes`` holds one Axes per head followed by the colour bar.
+        ``fig.axes`` holds one Axes per head followed by the colour bar(s).
 
     Examples
     --------
@@ -91,13 +108,20 @@ def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles
         fig = axes[0].figure
     if titles is None:
         titles = [f"head {h}" for h in range(n_heads)] if n_heads > 1 else [None]
-    vmax = float(weights.max()) or 1.0  # one colour scale for every head
+    if scale not in ("shared", "panel"):
+        raise ValueError(f"scale must be 'shared' or 'panel'; got {scale!r}.")
+    shared_vmax = float(weights.max()) or 1.0
     image = None
     for h in range(n_heads):
-        image = _heatmap(axes[h], weights[h], row_labels, col_labels, titles[h], cmap, vmax)
+        vmax = shared_vmax if scale == "shared" else (float(weights[h].max()) or 1.0)
+        image = _heatmap(axes[h], weights[h], row_labels, col_labels, titles[h], cmap, vmax,
+                         max_ticks)
         axes[h].set_xlabel(xlabel)
         axes[h].set_ylabel(ylabel)
-    fig.colorbar(image, ax=list(axes[:n_heads]), shrink=0.8)
+        if scale == "panel":
+            fig.colorbar(image, ax=axes[h], shrink=0.8).set_label(colorbar_label)
+    if scale == "shared":
+        fig.colorbar(image, ax=list(axes[:n_heads]), shrink=0.8).set_label(colorbar_label)
     return fig
 
 

@@ -130,14 +130,14 @@ def test_errors_are_one_line_not_a_traceback(tmp_path, args, message):
 
 
 def test_compare_quick_writes_every_task_and_model(tmp_path):
-    from nlpfeat.compare import _TASK_MODELS
+    from nlpfeat.compare import TASK_MODELS
 
     out_dir = tmp_path / "cmp"
     _, out, _ = run("compare", "--quick", "--no-progress", "--seed", 1, "--out", out_dir)
     with open(out_dir / "results.csv", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     seen = {(r["task"], r["model"]) for r in rows}
-    expected = {(t, m) for t, models in _TASK_MODELS.items() for m in models if m != "torch-mha"}
+    expected = {(t, m) for t, models in TASK_MODELS.items() for m in models if m != "torch-mha"}
     assert seen == expected
     assert all(math.isfinite(float(r["mean"])) for r in rows)
     attention_rows = [r for r in rows if r["model"].startswith("attn-")]
