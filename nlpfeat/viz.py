@@ -4,6 +4,9 @@ Every function takes an optional matplotlib ``ax`` (or builds its own figure), r
 matplotlib objects it drew on, and holds no numerics: the numbers come from the fitted
 estimators. matplotlib is an optional dependency (``pip install "nlpfeat[viz]"``).
 """
+import re
+import warnings
+
 import numpy as np
 
 from nlpfeat._validation import check_is_fitted, import_optional
@@ -13,6 +16,49 @@ __all__ = ["plot_attention", "plot_bandwidth_curve", "plot_nw_fit", "plot_topics
 
 def _pyplot(caller):
     return import_optional("matplotlib.pyplot", "viz", caller)
+
+
+#: Families with CJK glyphs, most common first (Debian's fonts-noto-cjk, Adobe's Source Han,
+#: WenQuanYi, Windows' and macOS' system fonts).
+CJK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Serif CJK SC", "Source Han Sans SC",
+             "Source Han Sans CN", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "Microsoft YaHei",
+             "SimHei", "PingFang SC", "Hiragino Sans GB", "Heiti SC", "Arial Unicode MS")
+_CJK = re.compile("[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+                  "\uf900-\ufaff\uff00-\uffef]")
+_cjk_state = {}
+
+
+def _find_cjk_font():
+    """The first installed family of ``CJK_FONTS``, or None (looked up once)."""
+    if "family" not in _cjk_state:
+        from matplotlib import font_manager
+
+        installed = {f.name for f in font_manager.fontManager.ttflist}
+        _cjk_state["family"] = next((name for name in CJK_FONTS if name in installed), None)
+    return _cjk_state["family"]
+
+
+def _cjk_fontdict(labels):
+    """Font properties for tick labels holding CJK characters (None when none do).
+
+    With a CJK font installed the labels use it. Without one, one warning says what to
+    install, instead of matplotlib's warning per missing glyph (which are then silenced)
+    and boxes without explanation.
+    """
+    if not any(_CJK.search(str(label)) for label in labels):
+        return None
+    family = _find_cjk_font()
+    if family is not None:
+        return {"family": family}
+    if not _cjk_state.get("warned"):
+        _cjk_state["warned"] = True
+        warnings.warn(
+            "the labels hold Chinese, Japanese or Korean characters but no font with those "
+            "glyphs is installed, so they show as boxes; install one (Debian/Ubuntu: apt "
+            "install fonts-noto-cjk; or any of " + ", ".join(CJK_FONTS[:6]) + ") and restart "
+            "Python.", UserWarning, stacklevel=3)
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from", category=UserWarning)
+    return None
 
 
 def _thin(labels, max_ticks):
@@ -27,11 +73,13 @@ def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax, max_ticks):
     image = ax.imshow(matrix, cmap=cmap, aspect="auto", vmin=0.0, vmax=vmax)
     if row_labels is not None:
         at = _thin(row_labels, max_ticks)
-        ax.set_yticks(at, labels=[str(row_labels[i]) for i in at])
+        labels = [str(row_labels[i]) for i in at]
+        ax.set_yticks(at, labels=labels, fontdict=_cjk_fontdict(labels))
     if col_labels is not None:
         at = _thin(col_labels, max_ticks)
-        ax.set_xticks(at, labels=[str(col_labels[i]) for i in at],
-                      rotation=90 if len(at) > 8 else 0)
+        labels = [str(col_labels[i]) for i in at]
+        ax.set_xticks(at, labels=labels, rotation=90 if len(at) > 8 else 0,
+                      fontdict=_cjk_fontdict(labels))
     if title:
         ax.set_title(title)
     return image
@@ -276,7 +324,8 @@ def plot_topics(topic_model, n_words=10, ax=None):
         order = np.argsort(components[k])[::-1][:n_words]
         labels = [w for w in words[k]][: len(order)]
         axes[k].barh(np.arange(len(order))[::-1], components[k, order])
-        axes[k].set_yticks(np.arange(len(order))[::-1], labels=labels, fontsize="small")
+        axes[k].set_yticks(np.arange(len(order))[::-1], labels=labels, fontsize="small",
+                           fontdict=_cjk_fontdict(labels))
         title = f"topic {k}"
         if coherence is not None:
             title += f"\ncoherence {coherence[k]:.3f}"

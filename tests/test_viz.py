@@ -144,3 +144,25 @@ def test_missing_matplotlib_names_the_extra(monkeypatch, name):
     with pytest.raises(ImportError, match=r'pip install "nlpfeat\[viz\]"') as info:
         PLOTS[name](*ARGS[name])
     assert name in str(info.value)
+
+
+def test_cjk_labels_use_an_installed_cjk_font_or_warn_once(monkeypatch, tmp_path):
+    import warnings
+
+    import nlpfeat.viz as viz
+
+    tokens = ["天气", "很", "好"]
+    monkeypatch.setattr(viz, "_cjk_state", {"family": None})   # as on a machine without one
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        fig = plot_attention(np.eye(3), tokens, tokens)
+        fig.savefig(tmp_path / "boxes.png", dpi=40)
+        plot_attention(np.eye(3), tokens, tokens)
+    ours = [w for w in seen if "fonts-noto-cjk" in str(w.message)]
+    assert len(ours) == 1
+    assert not [w for w in seen if "missing from" in str(w.message)]
+    monkeypatch.setattr(viz, "_cjk_state", {"family": "Some CJK Font"})
+    fig = plot_attention(np.eye(3), tokens, tokens)
+    assert {t.get_fontfamily()[0] for t in fig.axes[0].get_xticklabels()} == {"Some CJK Font"}
+    fig = plot_attention(np.eye(2), ["a", "b"], ["a", "b"])   # Latin labels: untouched
+    assert "Some CJK Font" not in {t.get_fontfamily()[0] for t in fig.axes[0].get_xticklabels()}
