@@ -31,8 +31,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
-ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix (weights are computed in float64).
