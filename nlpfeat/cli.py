@@ -12,6 +12,7 @@ import re
 import sys
 
 from nlpfeat import __version__
+from nlpfeat._corpus import split_lines
 
 TOKENIZERS = ("regexp", "treebank", "wordpunct", "whitespace", "char", "jieba")
 
@@ -33,19 +34,6 @@ def _decode(raw, name):
         ) from None
 
 
-def _split_lines(text):
-    """One document per line: split on newlines only (``\n`` or ``\r\n``).
-
-    ``str.splitlines`` also splits on form feeds, U+0085 and other separators, which
-    would make row i of the output differ from line i of the file; a final newline does
-    not start another (empty) document.
-    """
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def read_documents(source, skip_blank=False):
     """Read a corpus: one document per line of a UTF-8 file or stdin, or per .txt file of a folder.
 
@@ -55,7 +43,7 @@ def read_documents(source, skip_blank=False):
     reported on stderr.
     """
     if source == "-":
-        docs = _split_lines(_decode(sys.stdin.buffer.read(), "<stdin>"))
+        docs = split_lines(_decode(sys.stdin.buffer.read(), "<stdin>"))
         ids = list(range(1, len(docs) + 1))
     elif os.path.isdir(source):
         names = sorted(n for n in os.listdir(source) if n.endswith(".txt"))
@@ -65,10 +53,10 @@ def read_documents(source, skip_blank=False):
         for name in names:
             with open(os.path.join(source, name), "rb") as fh:
                 text = _decode(fh.read(), os.path.join(source, name))
-            docs.append(" ".join(_split_lines(text)))
+            docs.append(" ".join(split_lines(text)))
     elif os.path.exists(source):
         with open(source, "rb") as fh:
-            docs = _split_lines(_decode(fh.read(), source))
+            docs = split_lines(_decode(fh.read(), source))
         ids = list(range(1, len(docs) + 1))
     else:
         raise UsageError(f"{source}: no such file or directory.")
@@ -225,7 +213,7 @@ def cmd_attention(args, parser):
     output = _output_path(args.output) if args.output else None
     sentence = args.sentence
     if sentence == "-":
-        sentence = " ".join(_split_lines(_decode(sys.stdin.buffer.read(), "<stdin>")))
+        sentence = " ".join(split_lines(_decode(sys.stdin.buffer.read(), "<stdin>")))
     if not sentence.strip():
         raise UsageError("the sentence is empty.")
     tokens, weights = sentence_attention(sentence, n_heads=args.heads, seed=args.seed,

@@ -1,5 +1,8 @@
 """Small bundled corpora and a synthetic regression task; nothing is downloaded.
 
+:class:`Corpus` reads a user's own corpus from disk, lazily and re-iterably (one document
+per line of a file, or per file of a folder; gzip, bzip2 and xz read transparently).
+
 The loaders read two sources that are already on disk once nlpfeat is installed:
 
 * gensim's test data (``gensim.test.utils.datapath``): the Lee news corpus with human
@@ -17,9 +20,11 @@ from importlib.resources import files
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from nlpfeat._corpus import Corpus
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 
 __all__ = [
+    "Corpus",
     "load_lee",
     "load_polarity",
     "load_toy_corpus",
