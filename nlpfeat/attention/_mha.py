@@ -1,4 +1,7 @@
 """Multi-head (and grouped-/multi-query) attention with an explicit backward pass."""
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
 from nlpfeat.attention._functional import (
@@ -32,6 +35,46 @@ def _check_heads(d_model, n_heads, n_kv_heads):
     if n_kv_heads is not None and (n_kv_heads < 1 or n_heads % n_kv_heads):
         raise ValueError(f"n_kv_heads={n_kv_heads} does not divide n_heads={n_heads}; choose "
                          f"n_kv_heads among {_divisors(n_heads)}.")
+
+
+#: How each parameter is initialised, by name (PyTorch's defaults): in-projection weights
+#: xavier_uniform; in-projection and output biases zero; the output projection and the
+#: grouped layout's q/k/v ``Linear`` layers as ``nn.Linear`` (weights uniform in
+#: +-1/sqrt(fan_in), biases the same with the input dimension of their projection); the
+#: additive score's parameters uniform in +-1/sqrt(head_dim).
+_INIT = {
+    "in_proj_weight": "xavier_uniform", "q_proj_weight": "xavier_uniform",
+    "k_proj_weight": "xavier_uniform", "v_proj_weight": "xavier_uniform",
+    "in_proj_bias": "zeros", "out_proj.bias": "zeros",
+    "out_proj.weight": "linear", "q_proj.weight": "linear", "k_proj.weight": "linear",
+    "v_proj.weight": "linear",
+    "q_proj.bias": "linear_bias_q", "k_proj.bias": "linear_bias_k", "v_proj.bias": "linear_bias_v",
+    "additive.w_q": "additive", "additive.w_k": "additive", "additive.v": "additive",
+}
+
+
+@dataclass
+class _ForwardCache:
+    """What :meth:`MultiHeadAttention.forward` keeps for :meth:`~MultiHeadAttention.backward`.
+
+    One object per forward pass (batched shapes: B batch, H query heads, G key/value heads,
+    L queries, S keys, hd head width).
+    """
+
+    inputs: tuple          # (q_in, k_in, v_in), each (B, n, dim)
+    unbatched: bool        # the caller passed 2-D arrays
+    fused_self_attn: bool  # one array, fused in-projection: one product for q, k and v
+    q: np.ndarray          # (B, H, L, hd), after rotary embeddings
+    k: np.ndarray          # (B, G, S, hd)
+    v: np.ndarray          # (B, G, S, hd)
+    w: np.ndarray          # (B, H, L, S) weights before dropout
+    wd: np.ndarray         # (B, H, L, S) weights after dropout
+    ctx: np.ndarray        # (B * L, d_model) concatenated head outputs
+    keep: Any              # dropout keep mask (None without dropout)
+    score_cache: Any       # the additive score's cache, or the scaled queries (B, G, rL, hd)
+    sinkhorn_cache: Any = None
+    rope_q: Any = None     # (cos, sin) of the queries' positions
+    rope_k: Any = None
 
 
 class MultiHeadAttention(Layer):
@@ -124,6 +167,7 @@ class MultiHeadAttention(Layer):
         self._make_params()
         self.reset_parameters(self.rng)
         self.attn_weights = None
+        self._cache = None
 
     def _make_params(self):
         E, kv, dt, p = self.d_model, self.n_kv_heads * self.head_dim, self.dtype, self._params
@@ -152,22 +196,21 @@ class MultiHeadAttention(Layer):
     def reset_parameters(self, rng=None):
         """PyTorch's defaults: xavier_uniform in-projections (Linear default for grouped
         q/k/v_proj), zero in-projection and output biases, Linear default output weight."""
-        rng, p = check_rng(rng), self._params
-        for name, value in p.items():
-            if name.endswith("proj_weight"):
+        rng = check_rng(rng)
+        in_dim = {"q": self.d_model, "k": self.kdim, "v": self.vdim}
+        for name, value in self._params.items():
+            scheme = _INIT[name]
+            if scheme == "xavier_uniform":
                 value[...] = init_array(value.shape, "xavier_uniform", rng, dtype=self.dtype)
-            elif name in ("in_proj_bias", "out_proj.bias"):
+            elif scheme == "zeros":
                 value[...] = 0.0
-            elif name.endswith(".weight"):
+            elif scheme == "linear":
                 value[...] = uniform_fan_in(value.shape, rng, self.dtype)
-            elif name.endswith(".bias"):
-                bound = 1.0 / np.sqrt(self._in_dim(name[0]))
+            elif scheme.startswith("linear_bias_"):
+                bound = 1.0 / np.sqrt(in_dim[scheme[-1]])
                 value[...] = rng.uniform(-bound, bound, value.shape)
-            else:  # additive score parameters
+            else:  # "additive"
                 value[...] = rng.uniform(-1.0, 1.0, value.shape) / np.sqrt(self.head_dim)
-
-    def _in_dim(self, which):
-        return {"q": self.d_model, "k": self.kdim, "v": self.vdim}[which]
 
     def _weights(self):
         """(W_q, W_k, W_v, b_q, b_k, b_v) views whatever the parameter layout."""
@@ -200,31 +243,35 @@ class MultiHeadAttention(Layer):
             g["in_proj_bias"] = np.concatenate(dbs)
 
     # ------------------------------------------------------------------ forward
-    def _check_inputs(self, query, key, value):
-        dt, self._unbatched = self.dtype, np.ndim(query) == 2
-        nd = (2,) if self._unbatched else (3,)
-        doc = "(seq_len, {})" if self._unbatched else "(batch, seq_len, {})"
+    def _validated_inputs(self, query, key, value):
+        """-> (q, k, v, unbatched): checked arrays (the same object when one was passed)."""
+        dt, unbatched = self.dtype, np.ndim(query) == 2
+        nd = (2,) if unbatched else (3,)
+        doc = "(seq_len, {})" if unbatched else "(batch, seq_len, {})"
         q = check_input(query, "query", self.d_model, dt, nd, doc.format("d_model"))
         if key is query and value is query and self.kdim == self.vdim == self.d_model:
-            return q, q, q
+            return q, q, q, unbatched
         k = check_input(key, "key", self.kdim, dt, nd, doc.format("kdim"))
         v = check_input(value, "value", self.vdim, dt, nd, doc.format("vdim"))
-        if k.shape[:-1] != v.shape[:-1] or (not self._unbatched and k.shape[0] != q.shape[0]):
+        if k.shape[:-1] != v.shape[:-1] or (not unbatched and k.shape[0] != q.shape[0]):
             raise ValueError(f"key {k.shape} and value {v.shape} must share batch and "
                              f"seq_len, with the batch of query {q.shape}.")
-        return q, k, v
+        return q, k, v, unbatched
 
-    def _project(self, q_in, k_in, v_in):
+    def _fused_self_attention(self, q_in, k_in, v_in):
+        """Whether one product with the fused in-projection gives q, k and v."""
+        return self._layout == "fused" and q_in is k_in and q_in is v_in
+
+    def _projections(self, q_in, k_in, v_in):
         """-> q (B,H,L,hd), k and v (B,G,S,hd)."""
         B, L, _ = q_in.shape
         S, H, G, hd = k_in.shape[1], self.n_heads, self.n_kv_heads, self.head_dim
-        self._self_attn = self._layout == "fused" and q_in is k_in and q_in is v_in
-        if self._self_attn:
+        if self._fused_self_attention(q_in, k_in, v_in):
             qkv = q_in.reshape(B * L, -1) @ self._params["in_proj_weight"].T
             if self.bias:
                 qkv += self._params["in_proj_bias"]
             qkv = qkv.reshape(B, L, 3, H, hd)
-            return (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
+            return tuple(qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
         w_q, w_k, w_v, b_q, b_k, b_v = self._weights()
         out = []
         for x, w, b, n, h in ((q_in, w_q, b_q, L, H), (k_in, w_k, b_k, S, G),
@@ -260,16 +307,16 @@ class MultiHeadAttention(Layer):
         return bias
 
     def _scores(self, q, k):
+        """-> (scores (B,H,L,S), cache): the additive score's cache or the scaled queries."""
         B, H, L, hd = q.shape
         G, S = k.shape[1], k.shape[2]
         if self.score_func == "additive":
             k_rep = np.repeat(k, H // G, axis=1) if G != H else k
             p = self._params
-            s, self._score_cache = additive_score(q, k_rep, p["additive.w_q"],
-                                                  p["additive.w_k"], p["additive.v"])
-            return s
-        self._qs = (q * float(1.0 / np.sqrt(hd))).reshape(B, G, (H // G) * L, hd)
-        return (self._qs @ k.swapaxes(-1, -2)).reshape(B, H, L, S)
+            return additive_score(q, k_rep, p["additive.w_q"], p["additive.w_k"],
+                                  p["additive.v"])
+        qs = (q * float(1.0 / np.sqrt(hd))).reshape(B, G, (H // G) * L, hd)
+        return (qs @ k.swapaxes(-1, -2)).reshape(B, H, L, S), qs
 
     def forward(self, query, key, value, key_padding_mask=None, attn_mask=None,
                 is_causal=False, need_weights=True, average_attn_weights=True):
@@ -283,8 +330,8 @@ class MultiHeadAttention(Layer):
             ``average_attn_weights=False`` (after attention dropout, as torch), or None when
             ``need_weights=False``.
         """
-        q_in, k_in, v_in = self._check_inputs(query, key, value)
-        if self._unbatched:
+        q_in, k_in, v_in, unbatched = self._validated_inputs(query, key, value)
+        if unbatched:
             same = q_in is k_in and q_in is v_in
             q_in = q_in[None]
             k_in, v_in = (q_in, q_in) if same else (k_in[None], v_in[None])
@@ -292,33 +339,38 @@ class MultiHeadAttention(Layer):
                 key_padding_mask)[None]
         B, L, _ = q_in.shape
         S, H, G = k_in.shape[1], self.n_heads, self.n_kv_heads
-        self._inputs = (q_in, k_in, v_in)
-        q, k, v = self._project(q_in, k_in, v_in)
+        q, k, v = self._projections(q_in, k_in, v_in)
+        rope_q = rope_k = None
         if self.rope:
-            self._rope_q = rope_cos_sin(L, self.head_dim, self.rope_base, self.dtype)
-            self._rope_k = rope_cos_sin(S, self.head_dim, self.rope_base, self.dtype)
-            q, k = apply_rope(q, *self._rope_q), apply_rope(k, *self._rope_k)
-        scores = self._scores(q, k)
+            rope_q = rope_cos_sin(L, self.head_dim, self.rope_base, self.dtype)
+            rope_k = rope_cos_sin(S, self.head_dim, self.rope_base, self.dtype)
+            q, k = apply_rope(q, *rope_q), apply_rope(k, *rope_k)
+        scores, score_cache = self._scores(q, k)
         mask = self._mask(B, L, S, key_padding_mask, attn_mask, is_causal)
+        sinkhorn_cache = None
         if self.normalization == "sinkhorn":
-            w, self._sinkhorn_cache = sinkhorn(scores, mask, self.sinkhorn_iters)
+            w, sinkhorn_cache = sinkhorn(scores, mask, self.sinkhorn_iters)
         else:
             w = masked_softmax(scores if mask is None else scores + mask)
         p = self.dropout if self.training else 0.0
-        wd, self._keep = attention_dropout(w, p, self.rng)
+        wd, keep = attention_dropout(w, p, self.rng)
         ctx = (wd.reshape(B, G, (H // G) * L, S) @ v).reshape(B, H, L, self.head_dim)
         ctx = ctx.transpose(0, 2, 1, 3).reshape(B * L, self.d_model)
         out = ctx @ self._params["out_proj.weight"].T
         if self.bias:
             out += self._params["out_proj.bias"]
-        self._cache = (q, k, v, w, wd, ctx)
+        self._cache = _ForwardCache(
+            inputs=(q_in, k_in, v_in), unbatched=unbatched,
+            fused_self_attn=self._fused_self_attention(q_in, k_in, v_in), q=q, k=k, v=v, w=w,
+            wd=wd, ctx=ctx, keep=keep, score_cache=score_cache, sinkhorn_cache=sinkhorn_cache,
+            rope_q=rope_q, rope_k=rope_k)
         self.attn_weights = w
         weights = None
         if need_weights:
             weights = wd.mean(axis=1) if average_attn_weights else wd
-            weights = weights[0] if self._unbatched else weights
+            weights = weights[0] if unbatched else weights
         out = out.reshape(B, L, self.d_model)
-        return (out[0] if self._unbatched else out), weights
+        return (out[0] if unbatched else out), weights
 
     # ----------------------------------------------------------------- backward
     def backward(self, d_output):
@@ -328,8 +380,10 @@ class MultiHeadAttention(Layer):
         ``d_query`` is the total gradient with respect to that array and ``d_key`` and
         ``d_value`` are None.
         """
-        q, k, v, w, wd, ctx = self._cache
-        q_in, k_in, v_in = self._inputs
+        cache = self._cache
+        if cache is None:
+            raise RuntimeError("backward() needs a forward() first.")
+        q, k, v, w, wd, ctx = cache.q, cache.k, cache.v, cache.w, cache.wd, cache.ctx
         B, H, L, hd = q.shape
         G, S, r = self.n_kv_heads, k.shape[2], self.n_heads // self.n_kv_heads
         d2 = np.asarray(d_output, dtype=self.dtype).reshape(B * L, self.d_model)
@@ -341,35 +395,38 @@ class MultiHeadAttention(Layer):
         wd_g = wd.reshape(B, G, r * L, S)
         d_v = wd_g.swapaxes(-1, -2) @ d_ctx  # (B, G, S, hd)
         d_w = (d_ctx @ v.swapaxes(-1, -2)).reshape(B, H, L, S)
-        d_w = attention_dropout_backward(d_w, self._keep)
+        d_w = attention_dropout_backward(d_w, cache.keep)
         if self.normalization == "sinkhorn":
-            d_s = sinkhorn_backward(d_w, self._sinkhorn_cache)
+            d_s = sinkhorn_backward(d_w, cache.sinkhorn_cache)
         else:
             d_s = masked_softmax_backward(d_w, w)
-        d_q, d_k = self._scores_backward(d_s, q, k)
+        d_q, d_k = self._scores_backward(d_s, cache)
         if self.rope:
-            d_q = apply_rope_backward(d_q, *self._rope_q)
-            d_k = apply_rope_backward(d_k, *self._rope_k)
-        d_in = self._project_backward(d_q, d_k, d_v, q_in, k_in, v_in)
-        return tuple(None if d is None else (d[0] if self._unbatched else d) for d in d_in)
+            d_q = apply_rope_backward(d_q, *cache.rope_q)
+            d_k = apply_rope_backward(d_k, *cache.rope_k)
+        d_in = self._projections_backward(d_q, d_k, d_v, cache)
+        return tuple(None if d is None else (d[0] if cache.unbatched else d) for d in d_in)
 
-    def _scores_backward(self, d_s, q, k):
-        B, H, L, hd = q.shape
-        G, S = k.shape[1], k.shape[2]
+    def _scores_backward(self, d_s, cache):
+        """-> (d_q, d_k); the additive score's parameter gradients go into ``grads``."""
+        B, H, L, hd = cache.q.shape
+        G, S = cache.k.shape[1], cache.k.shape[2]
         if self.score_func == "additive":
-            d_q, d_k, dwq, dwk, dv = additive_score_backward(d_s, self._score_cache)
+            d_q, d_k, dwq, dwk, dv = additive_score_backward(d_s, cache.score_cache)
             self._grads["additive.w_q"] = dwq
             self._grads["additive.w_k"] = dwk
             self._grads["additive.v"] = dv
             return d_q, d_k.reshape(B, G, H // G, S, hd).sum(axis=2)
         d_s = d_s.reshape(B, G, (H // G) * L, S)
-        d_q = (d_s @ k).reshape(B, H, L, hd) * float(1.0 / np.sqrt(hd))
-        return d_q, d_s.swapaxes(-1, -2) @ self._qs
+        d_q = (d_s @ cache.k).reshape(B, H, L, hd) * float(1.0 / np.sqrt(hd))
+        return d_q, d_s.swapaxes(-1, -2) @ cache.score_cache
 
-    def _project_backward(self, d_q, d_k, d_v, q_in, k_in, v_in):
+    def _projections_backward(self, d_q, d_k, d_v, cache):
+        """-> gradients of the three inputs; the projections' gradients go into ``grads``."""
+        q_in, k_in, v_in = cache.inputs
         B, L, E = q_in.shape
         S = k_in.shape[1]
-        if self._self_attn:
+        if cache.fused_self_attn:
             d_qkv = np.empty((B, L, 3, self.n_heads, self.head_dim), self.dtype)
             for i, d in enumerate((d_q, d_k, d_v)):
                 d_qkv[:, :, i] = d.transpose(0, 2, 1, 3)

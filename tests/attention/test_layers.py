@@ -272,3 +272,27 @@ def test_astype_and_zero_grad():
     model.zero_grad()
     assert set(model.grads) == set(model.params)
     assert not any(g.any() for g in model.grads.values())
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"kdim": 5, "vdim": 3}, {"n_kv_heads": 1},
+                                    {"score_func": "additive"}, {"bias": False}])
+def test_multihead_attention_initialises_every_parameter_from_its_table(kwargs):
+    from nlpfeat.attention._mha import _INIT
+
+    mha = MultiHeadAttention(8, 2, rng=0, **kwargs)
+    assert set(mha.params) <= set(_INIT)
+    for name, value in mha.params.items():
+        if _INIT[name] == "zeros":
+            assert not value.any(), name
+        else:
+            assert np.isfinite(value).all() and value.std() > 0, name
+
+
+def test_multihead_attention_backward_reads_one_forward_cache():
+    mha = MultiHeadAttention(8, 2, rng=0)
+    with pytest.raises(RuntimeError, match="forward"):
+        mha.backward(np.ones((1, 2, 8)))
+    x = np.random.default_rng(0).normal(size=(2, 3, 8))
+    mha.forward(x, x, x)
+    state = {k for k in vars(mha) if k.startswith("_") and k not in ("_params", "_grads")}
+    assert "_cache" in state and not {"_qs", "_keep", "_inputs", "_unbatched"} & state
