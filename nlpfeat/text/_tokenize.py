@@ -38,9 +38,9 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
 
     Parameters
     ----------
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"} or callable, \
-            default="regexp"
-        ``"regexp"``: every CJK ideograph is a token of its own, and other tokens are runs of two
+    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
+            or None, default="regexp"
+        ``"regexp"`` (or None, scikit-learn's spelling of the default): every CJK ideograph is a token of its own, and other tokens are runs of two
         or more word characters, as scikit-learn's default ``token_pattern`` finds them.
         ``"treebank"`` and ``"wordpunct"``: nltk's Treebank and WordPunct tokenizers.
         ``"whitespace"``: ``str.split``. ``"char"``: every non-space character.
@@ -65,7 +65,7 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
     """
     if callable(tokenizer):
         return tokenizer
-    if tokenizer == "regexp":
+    if tokenizer is None or tokenizer == "regexp":
         return _default_tokenizer if token_pattern is None else _regexp_tokenizer(token_pattern)
     if tokenizer == "treebank":
         from nltk.tokenize import TreebankWordTokenizer
