@@ -266,7 +266,7 @@ class TextMixin:
         """
         preprocessor = getattr(self, "preprocessor", None)
         if preprocessor is not None:
-            return preprocessor
+            return partial(_checked_preprocess, preprocessor)
         accent = accent_function(getattr(self, "strip_accents", None))
         if accent is None:
             return str.lower if self.lowercase else _identity
@@ -467,6 +467,18 @@ def _map_list(func, items):
 
 def _remove_stop_words(tokens, stop_words):
     return [token for token in tokens if token not in stop_words]
+
+
+def _checked_preprocess(func, doc):
+    """``func(doc)``; a clear TypeError if a user's preprocessor does not return a str."""
+    out = func(doc)
+    if not isinstance(out, str):
+        raise TypeError(
+            f"The preprocessor {getattr(func, '__name__', func)!r} returned "
+            f"{type(out).__name__} for a document; it must return a str. Check that it ends "
+            f"with a `return`."
+        )
+    return out
 
 
 def _checked_call(func, what, doc):

@@ -62,6 +62,12 @@ class CountingVectorizerMixin(TextMixin):
     def _check_params_at_fit(self):
         self._check_text_params()
         check_df_bounds(self.min_df, self.max_df)
+        try:
+            np.dtype(self.dtype)
+        except TypeError:
+            raise ValueError(
+                f"dtype={self.dtype!r} is not a numpy dtype; use e.g. np.int64 or np.float64."
+            ) from None
         if self.vocabulary is not None:
             for name, is_set in (("min_df", self.min_df != 1), ("max_df", self.max_df != 1.0),
                                  ("max_features", self.max_features is not None)):

@@ -19,6 +19,12 @@ def test_default_tokenizer_mixed_text():
     assert get_tokenizer()(MIXED.lower()) == ["我", "爱", "nlp", "和", "machine", "learning"]
 
 
+def test_none_is_the_default_tokenizer():
+    """scikit-learn spells the default tokenizer None."""
+    assert get_tokenizer(None)(MIXED) == get_tokenizer("regexp")(MIXED)
+    assert get_tokenizer(None, r"\w+")("a bc") == ["a", "bc"]
+
+
 @pytest.mark.parametrize(
     "loader", [lambda: load_lee().background, lambda: load_wiki_sample().data[:40]]
 )
