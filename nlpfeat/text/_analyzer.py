@@ -229,8 +229,8 @@ class TextMixin:
         for word in stop_words:
             try:
                 tokens = tokenize(preprocess(word))
-            except Exception:  # a user preprocessor or tokenizer that cannot handle a plain word
-                return
+            except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                return  # a user preprocessor or tokenizer made for other objects than words
             inconsistent.update(token for token in tokens if token not in stop_words)
         if inconsistent:
             warn_user(
