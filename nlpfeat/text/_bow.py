@@ -217,9 +217,10 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         document (to each token with ``input="tokens"``) before tokenizing.
     tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
             or None, default="regexp"
-        How to split a document into tokens. ``"regexp"`` (or None) makes every CJK ideograph a token and
-        otherwise finds runs of two or more word characters, exactly like scikit-learn's
-        default ``token_pattern``. ``"jieba"`` needs ``pip install "nlpfeat[zh]"``.
+        How to split a document into tokens. ``"regexp"`` (or None) makes every CJK
+        ideograph a token and otherwise finds runs of two or more word characters, exactly
+        like scikit-learn's default ``token_pattern``. ``"jieba"`` needs
+        ``pip install "nlpfeat[zh]"``.
     token_pattern : str or None, default=None
         Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default).
     stemmer : {"porter", "snowball"}, callable or None, default=None

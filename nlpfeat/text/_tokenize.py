@@ -40,8 +40,9 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
     ----------
     tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
             or None, default="regexp"
-        ``"regexp"`` (or None, scikit-learn's spelling of the default): every CJK ideograph is a token of its own, and other tokens are runs of two
-        or more word characters, as scikit-learn's default ``token_pattern`` finds them.
+        ``"regexp"`` (or None, scikit-learn's spelling of the default): every CJK ideograph
+        is a token of its own, and other tokens are runs of two or more word characters, as
+        scikit-learn's default ``token_pattern`` finds them.
         ``"treebank"`` and ``"wordpunct"``: nltk's Treebank and WordPunct tokenizers.
         ``"whitespace"``: ``str.split``. ``"char"``: every non-space character.
         ``"jieba"``: Chinese word segmentation (needs the ``zh`` extra). A callable is returned

@@ -325,7 +325,7 @@ def check_vocabulary(vocabulary):
     >>> check_vocabulary({"pizza": 0, "beer": 0})
     Traceback (most recent call last):
     ...
-    ValueError: Vocabulary contains repeated indices: 'pizza' and 'beer' both map to column 0; each term needs its own column 0..1.
+    ValueError: Vocabulary contains repeated indices: 'pizza' and 'beer' both map to column 0...
     """
     if isinstance(vocabulary, (str, bytes)):
         raise TypeError(

@@ -96,8 +96,8 @@ ANALYZER_SETTINGS = [
     dict(analyzer="char", strip_accents="ascii"),
     dict(analyzer="char", strip_accents=strip_eacute, lowercase=False),
 ]
-ANALYZER_TEXTS = [FRENCH, ENGLISH, "àáâãäåçèéêë ìíîïñòóôõöùúûüý", "\u0625 o\u0308\u0304 \u0300\u0301",
-                  "this is à test"]
+ANALYZER_TEXTS = [FRENCH, ENGLISH, "àáâãäåçèéêë ìíîïñòóôõöùúûüý",
+                  "\u0625 o\u0308\u0304 \u0300\u0301", "this is à test"]
 
 
 @pytest.mark.parametrize("kwargs", ANALYZER_SETTINGS)
@@ -457,7 +457,8 @@ def test_pipeline_cross_validation():
 @pytest.mark.parametrize(
     "est",
     [BagOfWords(), BagOfWords(preprocessor=strip_tags), BagOfWords(analyzer=lazy_analyze),
-     BagOfWords(preprocessor=strip_tags).fit(JUNK), BagOfWords(strip_accents=strip_eacute).fit(JUNK),
+     BagOfWords(preprocessor=strip_tags).fit(JUNK),
+     BagOfWords(strip_accents=strip_eacute).fit(JUNK),
      TfidfVectorizer(), TfidfVectorizer(analyzer=lazy_analyze), TfidfVectorizer().fit(JUNK)],
     ids=lambda est: repr(est),
 )

@@ -135,7 +135,8 @@ def test_input_filename_latin1(tmp_path):
 def test_dataframe_names_the_text_column(Est):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"text": ["the cat sat", "the dog ran"], "label": [0, 1]})
-    with pytest.raises(TypeError, match=r"DataFrame with columns \['text', 'label'\].*df\['text'\]"):
+    with pytest.raises(TypeError,
+                       match=r"DataFrame with columns \['text', 'label'\].*df\['text'\]"):
         Est().fit(frame)
     fitted = Est().fit(frame["text"])
     with pytest.raises(TypeError, match=r"pass the text column, e.g. df\['text'\]"):
