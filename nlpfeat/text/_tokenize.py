@@ -115,12 +115,14 @@ def _default_tokenizer(text):
 def _jieba_tokenizer():
     jieba = import_optional("jieba", "zh", "tokenizer='jieba'")
     jieba.setLogLevel(logging.WARNING)
-    lcut = jieba.lcut
+    return _jieba_tokenize
 
-    def tokenize(text):
-        return [word for word in lcut(text) if not word.isspace()]
 
-    return tokenize
+def _jieba_tokenize(text):
+    """jieba's words of ``text`` without the white-space ones (a module function: pickles)."""
+    import jieba
+
+    return [word for word in jieba.lcut(text) if not word.isspace()]
 
 
 def get_stop_words(stop_words):

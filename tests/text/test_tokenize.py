@@ -1,5 +1,6 @@
 """Tokenizers, stop words, stemmers and document iteration (the shared text API)."""
 import io
+import pickle
 import re
 import sys
 
@@ -96,6 +97,7 @@ def test_jieba_tokenizer():
     jieba = pytest.importorskip("jieba")
     expected = [w for w in jieba.lcut(MIXED) if not w.isspace()]
     assert get_tokenizer("jieba")(MIXED) == expected
+    assert pickle.loads(pickle.dumps(get_tokenizer("jieba")))(MIXED) == expected
     assert "machine" in expected and " " not in expected
 
 
