@@ -5,8 +5,16 @@ per-document callables, once, for ``BagOfWords``, ``PositionalBagOfWords`` and
 ``TfidfVectorizer`` (and any later text estimator). The callables are built at ``fit`` /
 ``transform`` time from the parameters, never stored, so estimators clone and pickle.
 """
+import codecs
 import re
+import sys
 import warnings
+from functools import partial
+from pathlib import Path
+
+import sklearn
+
+from sklearn.feature_extraction.text import strip_accents_ascii, strip_accents_unicode
 
 from nlpfeat._validation import Integral, StrOptions
 from nlpfeat.text._documents import DECODE_ERRORS, INPUT_TYPES, iter_documents
@@ -19,6 +27,14 @@ __all__ = [
     "char_ngrams",
     "char_wb_ngrams",
     "check_ngram_range",
+    "check_not_dataframe",
+    "check_encoding",
+    "accent_function",
+    "decode_document",
+    "warn_unused",
+    "warn_user",
+    "Chain",
+    "chain",
 ]
 
 TEXT_PARAMETER_CONSTRAINTS = {
@@ -26,13 +42,17 @@ TEXT_PARAMETER_CONSTRAINTS = {
     "encoding": [str],
     "decode_error": [StrOptions(set(DECODE_ERRORS))],
     "lowercase": ["boolean"],
-    "tokenizer": [StrOptions(set(TOKENIZERS)), callable],
+    "tokenizer": [StrOptions(set(TOKENIZERS)), callable, None],  # None: "regexp"
     "token_pattern": [str, None],
     "stemmer": [StrOptions({"porter", "snowball"}), callable, None],
     "stop_words": [StrOptions({"english", "chinese"}), list, tuple, set, frozenset, None],
     "ngram_range": [tuple],
     "analyzer": [StrOptions({"word", "char", "char_wb"}), callable],
+    "strip_accents": [StrOptions({"ascii", "unicode"}), callable, None],
+    "preprocessor": [callable, None],
 }
+
+_ACCENT_STRIPPERS = {"ascii": strip_accents_ascii, "unicode": strip_accents_unicode}
 
 _WHITE_SPACES = re.compile(r"\s\s+")
 
@@ -112,15 +132,23 @@ def char_wb_ngrams(text, ngram_range=(1, 1)):
 
 
 class TextMixin:
-    """Shared text options of the nlpfeat vectorizers.
+    """Shared text options of the nlpfeat vectorizers, and scikit-learn's text-processing API.
 
     Subclasses store ``input, encoding, decode_error, lowercase, tokenizer, token_pattern,
     stemmer, stop_words, ngram_range, analyzer`` in ``__init__`` and merge
-    ``TEXT_PARAMETER_CONSTRAINTS`` into their ``_parameter_constraints``.
+    ``TEXT_PARAMETER_CONSTRAINTS`` into their ``_parameter_constraints``; ``strip_accents`` and
+    ``preprocessor`` are optional (an estimator without them behaves as if they were None).
+
+    A document goes through ``decode`` (read a file, decode bytes), the preprocessor
+    (``build_preprocessor``: lowercase and strip accents, or the user's ``preprocessor``), the
+    tokenizer (``build_tokenizer``), stop-word removal (``get_stop_words``), stemming and
+    n-grams; ``build_analyzer`` returns the whole chain. Every callable these methods return
+    pickles when the user's own callables do.
     """
 
     def _iter_docs(self, X):
         """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""
+        check_not_dataframe(X)
         return iter_documents(X, self.input, self.encoding, self.decode_error)
 
     def _token_lists(self, X, *, check_tokens=True, copy=True):
@@ -132,6 +160,7 @@ class TextMixin:
         to skip the per-token ``str`` check and check its vocabulary with
         :func:`~nlpfeat.text._documents.check_token_types` instead.
         """
+        check_not_dataframe(X)
         tokens = self._token_fn()
         as_is = tokens is list
         docs = iter_documents(X, self.input, self.encoding, self.decode_error,
@@ -143,61 +172,193 @@ class TextMixin:
     def _check_text_params(self):
         """Checks that ``_parameter_constraints`` cannot express; call at the top of ``fit``."""
         check_ngram_range(self.ngram_range)
-        if self.token_pattern is not None and self.tokenizer != "regexp":
-            warnings.warn(
+        check_encoding(self.encoding)
+        self.build_preprocessor()  # raises on a bad strip_accents
+        if self.token_pattern is not None and self.tokenizer not in (None, "regexp"):
+            warn_user(
                 f"token_pattern={self.token_pattern!r} is not used with "
-                f"tokenizer={self.tokenizer!r}; it applies to tokenizer='regexp' only.",
-                UserWarning,
-                stacklevel=3,
+                f"tokenizer={self.tokenizer!r}; it applies to tokenizer='regexp' only."
             )
         elif self.token_pattern is not None:
             get_tokenizer("regexp", self.token_pattern)  # raises on a bad pattern
+        for name, reason in self._unused_text_params():
+            warn_unused(name, reason)
+        if self.analyzer == "word" and self.input != "tokens":
+            self._check_stop_words_consistency()
 
-    def _token_fn(self):
-        """Callable doc -> list of tokens: lowercased, tokenized, stop words removed, stemmed."""
-        lower = self.lowercase
-        if self.input == "tokens":
-            tokens = _lower_each if lower else list
-        else:
-            tokenize = get_tokenizer(self.tokenizer, self.token_pattern)
-            tokens = _compose(str.lower, tokenize) if lower else tokenize
-        stop_words = get_stop_words(self.stop_words)
-        if stop_words:
-            tokens = _compose(tokens, _stop_filter(stop_words))
-        stem = get_stemmer(self.stemmer)
-        if stem is not None:
-            tokens = _compose(tokens, _stem_each(stem))
-        return tokens
+    def _unused_text_params(self):
+        """(parameter, reason) for each text option set to a value the settings ignore."""
+        preprocessor = getattr(self, "preprocessor", None)
+        strip_accents = getattr(self, "strip_accents", None)
+        unused = []
+        custom_tokenizer = self.tokenizer not in (None, "regexp")
+        if self.analyzer != "word":
+            reason = ("'analyzer' is callable" if callable(self.analyzer)
+                      else f"'analyzer' != 'word' (analyzer={self.analyzer!r})")
+            set_here = [("stop_words", self.stop_words is not None),
+                        ("tokenizer", custom_tokenizer),
+                        ("token_pattern", self.token_pattern is not None),
+                        ("stemmer", self.stemmer is not None)]
+            if callable(self.analyzer):
+                set_here += [("preprocessor", preprocessor is not None),
+                             ("strip_accents", strip_accents is not None),
+                             ("ngram_range", tuple(self.ngram_range) != (1, 1))]
+            unused += [(name, reason) for name, is_set in set_here if is_set]
+        elif self.input == "tokens":
+            set_here = [("tokenizer", custom_tokenizer),
+                        ("token_pattern", self.token_pattern is not None)]
+            unused += [(name, "input='tokens' (documents are already tokenized)")
+                       for name, is_set in set_here if is_set]
+        if preprocessor is not None and strip_accents is not None and not callable(self.analyzer):
+            unused.append(("strip_accents", "'preprocessor' is not None (it replaces lowercasing "
+                                            "and accent stripping)"))
+        return unused
 
-    def _text_fn(self):
-        """Callable doc -> one string (lowercased if asked) for the character analyzers."""
-        if self.input == "tokens":
-            text = " ".join
-            return _compose(text, str.lower) if self.lowercase else text
-        return str.lower if self.lowercase else _identity
+    def _check_stop_words_consistency(self):
+        """Warn if tokenizing a user's stop words gives tokens that are not stop words.
 
-    def build_analyzer(self):
-        """Return a callable that turns one document into its list of features.
+        Such stop words can never match (``"you've"`` is tokenized to ``"you"`` and ``"ve"``).
+        Named lists are consistent with the default tokenizer and are not checked; a
+        preprocessor that fails on a plain word (one that expects other objects) skips the check.
+        """
+        if self.stop_words is None or isinstance(self.stop_words, str):
+            return
+        stop_words = self.get_stop_words()
+        preprocess, tokenize = self.build_preprocessor(), self.build_tokenizer()
+        inconsistent = set()
+        for word in stop_words:
+            try:
+                tokens = tokenize(preprocess(word))
+            except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+                return  # a user preprocessor or tokenizer made for other objects than words
+            inconsistent.update(token for token in tokens if token not in stop_words)
+        if inconsistent:
+            warn_user(
+                f"Your stop_words may be inconsistent with your preprocessing. Tokenizing the "
+                f"stop words generated tokens {sorted(inconsistent)!r} not in stop_words; such "
+                f"stop words never match a token. Add these tokens to stop_words or remove the "
+                f"words they come from."
+            )
 
-        ``analyzer="word"``: the tokens of ``_token_fn`` then word n-grams; ``"char"`` and
-        ``"char_wb"``: character n-grams of the (lowercased) text; a callable analyzer is
-        returned as given (it receives the decoded document).
+    def decode(self, doc):
+        """Decode one document as ``fit`` does: read a file or a file name, decode bytes.
+
+        Parameters
+        ----------
+        doc : str, bytes, path or open file (list of str with ``input="tokens"``)
 
         Returns
         -------
-        analyzer : callable
-            ``doc -> list of str``.
+        doc : str (list of str with ``input="tokens"``)
         """
+        return decode_document(doc, input=self.input, encoding=self.encoding,
+                               decode_error=self.decode_error)
+
+    def build_preprocessor(self):
+        """Return the callable ``str -> str`` applied before tokenizing.
+
+        The user's ``preprocessor`` if set; otherwise lowercasing (``lowercase=True``) then
+        accent stripping (``strip_accents``). With ``input="tokens"`` it is applied to each token.
+
+        Returns
+        -------
+        preprocess : callable
+        """
+        preprocessor = getattr(self, "preprocessor", None)
+        if preprocessor is not None:
+            return partial(_checked_preprocess, preprocessor)
+        accent = accent_function(getattr(self, "strip_accents", None))
+        if accent is None:
+            return str.lower if self.lowercase else _identity
+        return partial(_preprocess, lower=self.lowercase, accent=accent)
+
+    def build_tokenizer(self):
+        """Return the callable that splits one preprocessed string into a list of tokens.
+
+        Returns
+        -------
+        tokenize : callable
+            ``str -> list of str``; a user's tokenizer is checked to return a list.
+        """
+        tokenize = get_tokenizer(self.tokenizer, self.token_pattern)
+        if callable(self.tokenizer):
+            return partial(_checked_call, tokenize, "tokenizer")
+        return tokenize
+
+    def get_stop_words(self):
+        """Return the stop words as a frozenset, or None.
+
+        Returns
+        -------
+        stop_words : frozenset of str or None
+        """
+        return get_stop_words(self.stop_words)
+
+    def _token_fn(self):
+        """Callable doc -> list of tokens: preprocessed, tokenized, stop words removed, stemmed."""
+        preprocess = self.build_preprocessor()
+        steps = []
+        if self.input == "tokens":
+            if preprocess is not _identity:
+                steps.append(partial(_map_list, preprocess))
+        else:
+            if preprocess is not _identity:
+                steps.append(preprocess)
+            steps.append(self.build_tokenizer())
+        stop_words = self.get_stop_words()
+        if stop_words:
+            steps.append(partial(_remove_stop_words, stop_words=stop_words))
+        stem = get_stemmer(self.stemmer)
+        if stem is not None:
+            steps.append(partial(_map_list, stem))
+        return chain(steps, empty=list)
+
+    def _text_fn(self):
+        """Callable doc -> one preprocessed string, for the character analyzers."""
+        preprocess = self.build_preprocessor()
+        steps = [" ".join] if self.input == "tokens" else []
+        if preprocess is not _identity:
+            steps.append(preprocess)
+        return chain(steps, empty=_identity)
+
+    def _feature_fn(self):
+        """Callable decoded doc -> list of features; a subclass may override (positions, ...)."""
+        return self._analyzer_fn()
+
+    def _analyzer_fn(self):
+        """Callable decoded doc -> list of features from the text options."""
         if callable(self.analyzer):
-            return self.analyzer
+            return partial(_checked_call, self.analyzer, "analyzer")
         ngram_range = check_ngram_range(self.ngram_range)
         if self.analyzer == "word":
             tokens = self._token_fn()
             if ngram_range == (1, 1):
                 return tokens
-            return _compose(tokens, lambda toks: word_ngrams(toks, ngram_range))
+            return chain([tokens, partial(word_ngrams, ngram_range=ngram_range)])
+        if self.analyzer not in ("char", "char_wb"):
+            raise ValueError(
+                f"analyzer={self.analyzer!r} is not supported; expected 'word', 'char', "
+                f"'char_wb' or a callable."
+            )
         ngrams = char_ngrams if self.analyzer == "char" else char_wb_ngrams
-        return _compose(self._text_fn(), lambda text: ngrams(text, ngram_range))
+        return chain([self._text_fn(), partial(ngrams, ngram_range=ngram_range)])
+
+    def build_analyzer(self):
+        """Return a callable that turns one raw document into its list of features.
+
+        The document is decoded (``decode``: bytes, files and file names, as in ``fit``),
+        then ``analyzer="word"`` preprocesses, tokenizes, removes stop words, stems and forms
+        word n-grams; ``"char"`` and ``"char_wb"`` form character n-grams of the preprocessed
+        text; a callable analyzer receives the decoded document.
+
+        Returns
+        -------
+        analyzer : callable
+            ``doc -> list of str``; it pickles when the user's callables do.
+        """
+        return chain([partial(decode_document, input=self.input, encoding=self.encoding,
+                               decode_error=self.decode_error),
+                       self._feature_fn()])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -206,30 +367,128 @@ class TextMixin:
         return tags
 
 
+def check_not_dataframe(X):
+    """Raise TypeError for a DataFrame: iterating over one yields its column names."""
+    shape = getattr(X, "shape", None)
+    if hasattr(X, "columns") and shape is not None and len(shape) == 2:
+        raise TypeError(
+            f"Expected an iterable of documents; got a {type(X).__name__} with columns "
+            f"{list(X.columns)[:5]!r}. Iterating over a DataFrame yields its column names, not "
+            f"its rows: pass the text column, e.g. df['text']."
+        )
+
+
+def check_encoding(encoding):
+    """Raise ValueError if ``encoding`` is not a codec Python knows."""
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        raise ValueError(
+            f"encoding={encoding!r} is not a known text encoding; pass a codec name such as "
+            f"'utf-8' or 'latin-1'."
+        ) from None
+
+
+def accent_function(strip_accents):
+    """The callable for ``strip_accents`` (``"ascii"``, ``"unicode"``, callable or None)."""
+    if strip_accents is None or callable(strip_accents):
+        return strip_accents
+    if strip_accents in _ACCENT_STRIPPERS:
+        return _ACCENT_STRIPPERS[strip_accents]
+    raise ValueError(
+        f"strip_accents={strip_accents!r} is not supported; expected 'ascii', 'unicode', a "
+        f"callable or None."
+    )
+
+
+def warn_unused(name, reason):
+    """Warn that parameter ``name`` has no effect because of ``reason``."""
+    warn_user(
+        f"The parameter {name!r} will not be used since {reason}; leave it at its default "
+        f"or change the setting that overrides it."
+    )
+
+
+_LIBRARY_DIRS = (str(Path(__file__).resolve().parents[1]), str(Path(sklearn.__file__).parent))
+
+
+def warn_user(message, category=UserWarning):
+    """``warnings.warn`` attributed to the first caller outside nlpfeat and scikit-learn."""
+    frame, level = sys._getframe(0), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
+def decode_document(doc, input="content", encoding="utf-8", decode_error="strict"):
+    """One document decoded as ``fit`` decodes it (``str`` passes through at once)."""
+    if type(doc) is str and input == "content":
+        return doc
+    return next(iter_documents([doc], input, encoding, decode_error))
+
+
+class Chain:
+    """Picklable composition: ``Chain([f, g])(doc) == g(f(doc))``."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self, steps):
+        self.steps = tuple(steps)
+
+    def __call__(self, doc):
+        for step in self.steps:
+            doc = step(doc)
+        return doc
+
+    def __reduce__(self):
+        return Chain, (self.steps,)
+
+
+def chain(steps, empty=None):
+    """``Chain(steps)``; the one step itself, or ``empty`` when there are none."""
+    if not steps:
+        return empty
+    return steps[0] if len(steps) == 1 else Chain(steps)
+
+
 def _identity(x):
     return x
 
 
-def _compose(first, second):
-    def composed(doc):
-        return second(first(doc))
-
-    return composed
-
-
-def _lower_each(tokens):
-    return [token.lower() for token in tokens]
+def _preprocess(doc, lower, accent):
+    if lower:
+        doc = doc.lower()
+    return accent(doc)
 
 
-def _stop_filter(stop_words):
-    def remove_stop_words(tokens):
-        return [token for token in tokens if token not in stop_words]
-
-    return remove_stop_words
+def _map_list(func, items):
+    return list(map(func, items))
 
 
-def _stem_each(stem):
-    def stem_tokens(tokens):
-        return list(map(stem, tokens))
+def _remove_stop_words(tokens, stop_words):
+    return [token for token in tokens if token not in stop_words]
 
-    return stem_tokens
+
+def _checked_preprocess(func, doc):
+    """``func(doc)``; a clear TypeError if a user's preprocessor does not return a str."""
+    out = func(doc)
+    if not isinstance(out, str):
+        raise TypeError(
+            f"The preprocessor {getattr(func, '__name__', func)!r} returned "
+            f"{type(out).__name__} for a document; it must return a str. Check that it ends "
+            f"with a `return`."
+        )
+    return out
+
+
+def _checked_call(func, what, doc):
+    """``func(doc)`` as a list; a clear TypeError if a user's callable returns None or a str."""
+    out = func(doc)
+    if type(out) is list:
+        return out
+    if out is None or isinstance(out, (str, bytes)):
+        raise TypeError(
+            f"The {what} {getattr(func, '__name__', func)!r} returned {type(out).__name__} for "
+            f"a document; it must return a list of str. Check that it ends with a `return`."
+        )
+    return list(out)

@@ -7,8 +7,8 @@ counts and vocabulary (``count_matrix``) -> pruning (``prune_vocabulary``).
 from collections.abc import Mapping
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.preprocessing import normalize
 
 from nlpfeat._validation import (
     HasMethods,
@@ -16,10 +16,16 @@ from nlpfeat._validation import (
     Interval,
     RealNotInt,
     StrOptions,
+    check_array,
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._analyzer import (
+    TEXT_PARAMETER_CONSTRAINTS,
+    TextMixin,
+    warn_unused,
+    warn_user,
+)
 from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._vocabulary import (
     check_df_bounds,
@@ -28,6 +34,7 @@ from nlpfeat.text._vocabulary import (
     prune_vocabulary,
     terms_in_column_order,
 )
+from nlpfeat.text._weighting import normalize_rows
 
 __all__ = [
     "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts"
@@ -52,18 +59,27 @@ COUNTING_PARAMETER_CONSTRAINTS = {
 class CountingVectorizerMixin(TextMixin):
     """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
 
-    def _feature_fn(self):
-        """Callable doc -> list of features; subclasses may override (positions, ...)."""
-        return self.build_analyzer()
-
     def _check_params_at_fit(self):
         self._check_text_params()
         check_df_bounds(self.min_df, self.max_df)
+        try:
+            np.dtype(self.dtype)
+        except TypeError:
+            raise ValueError(
+                f"dtype={self.dtype!r} is not a numpy dtype; use e.g. np.int64 or np.float64."
+            ) from None
+        if self.vocabulary is not None:
+            for name, is_set in (("min_df", self.min_df != 1), ("max_df", self.max_df != 1.0),
+                                 ("max_features", self.max_features is not None)):
+                if is_set:
+                    warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
 
     def _fit_counts(self, X, dtype=np.int64):
         """Count ``X``, learn (or check) the vocabulary, prune it; set ``vocabulary_``."""
         self._check_params_at_fit()
         fixed = None if self.vocabulary is None else check_vocabulary(self.vocabulary)
+        if fixed is not None:
+            self._warn_upper_case(fixed)
         analyze = self._feature_fn()
         counts, vocabulary = count_matrix(map(analyze, self._iter_docs(X)), fixed, dtype=dtype)
         check_corpus_nonempty(counts.shape[0])
@@ -84,11 +100,35 @@ class CountingVectorizerMixin(TextMixin):
         self.fixed_vocabulary_ = fixed is not None
         return counts
 
+    def _warn_upper_case(self, vocabulary):
+        """Warn about terms of a fixed vocabulary that lowercased documents cannot produce."""
+        if not self.lowercase or getattr(self, "preprocessor", None) is not None:
+            return
+        if callable(self.analyzer):
+            return
+        upper = [term for term in vocabulary if isinstance(term, str) and term != term.lower()]
+        if upper:
+            warn_user(
+                f"Upper case characters found in vocabulary while 'lowercase' is True. These "
+                f"entries will not be matched with any documents: {upper[:5]!r}. Lowercase "
+                f"them, or set lowercase=False."
+            )
+
+    def _fitted_vocabulary(self):
+        """``vocabulary_``; a fixed ``vocabulary`` is checked and stored at first use, as in
+        scikit-learn, so that ``transform`` and ``get_feature_names_out`` work without ``fit``."""
+        if not hasattr(self, "vocabulary_"):
+            if self.vocabulary is None:
+                check_is_fitted(self, "vocabulary_")
+            self.vocabulary_ = check_vocabulary(self.vocabulary)
+            self.fixed_vocabulary_ = True
+        return self.vocabulary_
+
     def _transform_counts(self, X, dtype=np.int64):
         """Count ``X`` against the fitted vocabulary (unseen features are ignored)."""
-        check_is_fitted(self, "vocabulary_")
+        vocabulary = self._fitted_vocabulary()
         analyze = self._feature_fn()
-        counts, _ = count_matrix(map(analyze, self._iter_docs(X)), self.vocabulary_, dtype=dtype)
+        counts, _ = count_matrix(map(analyze, self._iter_docs(X)), vocabulary, dtype=dtype)
         if self.binary:
             counts.data.fill(1)
         return counts
@@ -105,8 +145,38 @@ class CountingVectorizerMixin(TextMixin):
         -------
         feature_names_out : ndarray of str objects
         """
-        check_is_fitted(self, "vocabulary_")
-        return np.asarray(terms_in_column_order(self.vocabulary_), dtype=object)
+        return np.asarray(terms_in_column_order(self._fitted_vocabulary()), dtype=object)
+
+    def inverse_transform(self, X):
+        """The terms of each row of a document-term matrix: those with a nonzero entry.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_documents, n_terms)
+
+        Returns
+        -------
+        terms : list of ndarray of str objects
+            One array per row, terms in column order.
+        """
+        vocabulary = self._fitted_vocabulary()
+        X = check_array(X, accept_sparse="csr", ensure_min_samples=0, ensure_all_finite=False)
+        if X.shape[1] != len(vocabulary):
+            raise ValueError(
+                f"X has {X.shape[1]} columns but this vectorizer has {len(vocabulary)} features; "
+                f"pass a matrix returned by its transform."
+            )
+        if X.shape[0] == 0:
+            return []
+        terms = np.empty(len(vocabulary), dtype=object)
+        terms[:] = terms_in_column_order(vocabulary)
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, copy=True)
+            X.eliminate_zeros()
+            X.sort_indices()
+            return np.split(terms[X.indices], X.indptr[1:-1])
+        rows, columns = np.nonzero(X)
+        return np.split(terms[columns], np.searchsorted(rows, np.arange(1, X.shape[0])))
 
 
 def finish_counts(counts, *, norm, dtype):
@@ -115,10 +185,11 @@ def finish_counts(counts, *, norm, dtype):
         return counts.astype(dtype, copy=False)
     if not np.issubdtype(np.dtype(dtype), np.floating):
         dtype = np.float64
-    return normalize(counts.astype(dtype, copy=False), norm=norm, copy=False)
+    return normalize_rows(counts.astype(dtype, copy=False), norm)
 
 
-class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
+class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
+                 auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of feature counts (bag of words or n-grams).
 
     The nlpfeat counterpart of scikit-learn's ``CountVectorizer`` (same matrix and feature
@@ -135,13 +206,21 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
     decode_error : {"strict", "ignore", "replace"}, default="strict"
         What to do with bytes ``encoding`` cannot decode; ``"strict"`` raises an error naming
         the document.
+    strip_accents : {"ascii", "unicode"}, callable or None, default=None
+        Remove accents after lowercasing: ``"ascii"`` keeps only characters with an ASCII
+        decomposition, ``"unicode"`` removes combining marks after NFKD (scikit-learn's
+        functions); a callable ``str -> str`` is used as given.
     lowercase : bool, default=True
         Lowercase the text before tokenizing.
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"} or callable, \
-            default="regexp"
-        How to split a document into tokens. ``"regexp"`` makes every CJK ideograph a token and
-        otherwise finds runs of two or more word characters, exactly like scikit-learn's
-        default ``token_pattern``. ``"jieba"`` needs ``pip install "nlpfeat[zh]"``.
+    preprocessor : callable or None, default=None
+        Replaces lowercasing and accent stripping: ``str -> str``, applied to each decoded
+        document (to each token with ``input="tokens"``) before tokenizing.
+    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
+            or None, default="regexp"
+        How to split a document into tokens. ``"regexp"`` (or None) makes every CJK
+        ideograph a token and otherwise finds runs of two or more word characters, exactly
+        like scikit-learn's default ``token_pattern``. ``"jieba"`` needs
+        ``pip install "nlpfeat[zh]"``.
     token_pattern : str or None, default=None
         Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default).
     stemmer : {"porter", "snowball"}, callable or None, default=None
@@ -152,7 +231,8 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         Word or character n-grams with ``min_n <= n <= max_n``.
     analyzer : {"word", "char", "char_wb"} or callable, default="word"
         Features are word n-grams, character n-grams, or character n-grams inside word
-        boundaries; a callable maps one decoded document to its features.
+        boundaries; a callable maps one decoded document to its list of features (returning
+        None or a str is an error).
     binary : bool, default=False
         Record presence (1) instead of counts.
     norm : {"l1", "l2"} or None, default=None
@@ -163,7 +243,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
     max_features : int or None, default=None
         Keep only the ``max_features`` terms most frequent over the corpus.
     vocabulary : mapping or iterable of str, default=None
-        Fixed term -> column mapping (or list of terms); ``None`` learns it from the corpus.
+        Fixed term -> column mapping (or list of terms, columns in list order; a set is
+        sorted); ``None`` learns it from the corpus. A fixed vocabulary needs no ``fit``:
+        ``transform`` and ``get_feature_names_out`` check and store it at first use.
     dtype : numpy dtype, default=np.int64
         Type of the returned matrix (float64 when ``norm`` is set and ``dtype`` is integral).
 
@@ -178,6 +260,12 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
     --------
     TfidfVectorizer : Reweight the counts by inverse document frequency.
     PositionalBagOfWords : Count (position, term) pairs.
+
+    Notes
+    -----
+    Like scikit-learn's vectorizers, the output is sparse and ``set_output`` is not offered.
+    Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
+    ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.
 
     Examples
     --------
@@ -202,7 +290,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         input="content",
         encoding="utf-8",
         decode_error="strict",
+        strip_accents=None,
         lowercase=True,
+        preprocessor=None,
         tokenizer="regexp",
         token_pattern=None,
         stemmer=None,
@@ -220,7 +310,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
+        self.strip_accents = strip_accents
         self.lowercase = lowercase
+        self.preprocessor = preprocessor
         self.tokenizer = tokenizer
         self.token_pattern = token_pattern
         self.stemmer = stemmer

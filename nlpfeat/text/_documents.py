@@ -96,8 +96,7 @@ def _to_text(doc, i, input, encoding, decode_error):
     if input == "filename":
         if not isinstance(doc, (str, bytes)) and not hasattr(doc, "__fspath__"):
             _bad_document(i, doc, "a file name (str or path)")
-        with open(doc, "rb") as fh:
-            doc = fh.read()
+        doc = _read_file(doc, i)
     elif input == "file":
         if not hasattr(doc, "read"):
             _bad_document(i, doc, "an open file (an object with a read method)")
@@ -107,6 +106,19 @@ def _to_text(doc, i, input, encoding, decode_error):
     if isinstance(doc, (bytes, bytearray)):
         return _decode(doc, i, encoding, decode_error)
     _bad_document(i, doc, "str or bytes")
+
+
+def _read_file(path, i):
+    """Bytes of the file ``path`` (document ``i`` with ``input="filename"``)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"Document {i}: no file named {_short_repr(path)}. With input='filename' each "
+            f"document is the path of a file to read; pass input='content' if the documents "
+            f"are the texts themselves."
+        ) from None
 
 
 def _decode(doc, i, encoding, decode_error):

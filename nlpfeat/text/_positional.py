@@ -1,11 +1,12 @@
 """Positional bag of words: counts of (position, term) pairs such as ``"0|你"``."""
 import re
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._validation import Integral, Interval, StrOptions, fit_context
-from nlpfeat.text._analyzer import check_ngram_range
+from nlpfeat.text._analyzer import Chain, check_ngram_range
 from nlpfeat.text._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
     CountingVectorizerMixin,
@@ -42,7 +43,8 @@ def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
     return [(k + 1).bit_length() - 1 for k in starts]
 
 
-class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
+class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
+                           auto_wrap_output_keys=None):
     """Count (position, term) pairs: a bag of words that knows where each word occurs.
 
     Each feature is named ``"<position>|<term>"``: ``"0|你"`` is the term 你 at position 0.
@@ -60,8 +62,9 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
 
     Parameters
     ----------
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
-ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
+token_pattern, stemmer, stop_words, ngram_range, binary, norm, min_df, max_df, max_features, \
+vocabulary, dtype
         As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
     analyzer : {"word", "char"} or callable, default="word"
         Units whose positions are counted: tokens, or characters (white space collapsed).
@@ -109,7 +112,9 @@ ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
         input="content",
         encoding="utf-8",
         decode_error="strict",
+        strip_accents=None,
         lowercase=True,
+        preprocessor=None,
         tokenizer="regexp",
         token_pattern=None,
         stemmer=None,
@@ -130,7 +135,9 @@ ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
+        self.strip_accents = strip_accents
         self.lowercase = lowercase
+        self.preprocessor = preprocessor
         self.tokenizer = tokenizer
         self.token_pattern = token_pattern
         self.stemmer = stemmer
@@ -151,32 +158,23 @@ ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
     def _units_fn(self):
         """Callable doc -> units (tokens, characters or the callable analyzer's output)."""
         if callable(self.analyzer):
-            return self.analyzer
+            return self._analyzer_fn()
         if self.analyzer == "word":
             return self._token_fn()
-        text = self._text_fn()
-        return lambda doc: _WHITE_SPACES.sub(" ", text(doc))
+        return Chain([self._text_fn(), partial(_WHITE_SPACES.sub, " ")])
 
     def _feature_fn(self):
-        units_fn = self._units_fn()
         min_n, max_n = check_ngram_range(self.ngram_range)
-        join = "".join if self.analyzer == "char" else " ".join
-        position, n_bins, max_position = self.position, self.n_bins, self.max_position
+        return partial(
+            _positional_features, units_fn=self._units_fn(), ngram_range=(min_n, max_n),
+            join="".join if self.analyzer == "char" else " ".join, position=self.position,
+            n_bins=self.n_bins, max_position=self.max_position,
+        )
 
-        def positional_features(doc):
-            units = units_fn(doc)
-            n_units = len(units)
-            features = []
-            for n in range(min_n, min(max_n, n_units) + 1):
-                grams = units if n == 1 else map(join, zip(*[units[k:] for k in range(n)]))
-                positions = position_values(n_units - n + 1, n_units, n, position, n_bins)
-                pairs = zip(positions, grams)
-                if max_position is not None:
-                    pairs = [(p, g) for p, g in pairs if p < max_position]
-                features.extend([f"{p}|{g}" for p, g in pairs])
-            return features
-
-        return positional_features
+    def _unused_text_params(self):
+        # a callable analyzer gives the units, whose n-grams are still formed
+        return [(name, reason) for name, reason in super()._unused_text_params()
+                if name != "ngram_range"]
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -221,3 +219,18 @@ ngram_range, binary, norm, min_df, max_df, max_features, vocabulary, dtype
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
         """
         return finish_counts(self._transform_counts(X), norm=self.norm, dtype=self.dtype)
+
+
+def _positional_features(doc, units_fn, ngram_range, join, position, n_bins, max_position):
+    """``"position|n-gram"`` features of one decoded document."""
+    units = units_fn(doc)
+    n_units = len(units)
+    features = []
+    for n in range(ngram_range[0], min(ngram_range[1], n_units) + 1):
+        grams = units if n == 1 else map(join, zip(*[units[k:] for k in range(n)]))
+        positions = position_values(n_units - n + 1, n_units, n, position, n_bins)
+        pairs = zip(positions, grams)
+        if max_position is not None:
+            pairs = [(p, g) for p, g in pairs if p < max_position]
+        features.extend([f"{p}|{g}" for p, g in pairs])
+    return features

@@ -1,15 +1,16 @@
 """TF-IDF and its relatives (SMART schemes, Okapi BM25, log-entropy) as one text vectorizer."""
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.preprocessing import normalize
 
-from nlpfeat._validation import Interval, Real, StrOptions, fit_context
+from nlpfeat._validation import Interval, Real, StrOptions, check_is_fitted, fit_context
+from nlpfeat.text._analyzer import warn_unused, warn_user
 from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
 from nlpfeat.text._vocabulary import document_frequency, terms_in_column_order
 from nlpfeat.text._weighting import (
     bm25_idf,
     bm25_weights,
     log_entropy_global,
+    normalize_rows,
     pivoted_normalize,
     resolve_smartirs,
     row_of_entries,
@@ -21,7 +22,8 @@ from nlpfeat.text._weighting import (
 __all__ = ["TfidfVectorizer"]
 
 
-class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
+class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
+                      auto_wrap_output_keys=None):
     r"""Convert documents to a sparse matrix of TF-IDF (or SMART, BM25, log-entropy) weights.
 
     With default settings the output equals scikit-learn's ``TfidfVectorizer``; ``smartirs``
@@ -31,13 +33,15 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
-        Type of the returned matrix (weights are computed in float64).
+        Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
+        integer dtype would truncate the weights: it warns and float64 is used, as in
+        scikit-learn.
     norm : {"l1", "l2"} or None, default="l2"
-        Row normalisation after weighting (ignored when ``smartirs`` is set: its third letter
-        decides).
+        Row normalisation after weighting (unused when ``smartirs`` is set: its third letter
+        decides, and a ``norm`` other than the default warns).
     use_idf, smooth_idf, sublinear_tf : bool, default=True, True, False
         scikit-learn's options for ``weighting="tfidf"`` without ``smartirs``.
     smartirs : str or None, default=None
@@ -50,10 +54,11 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         The weighting scheme.
     k1, b, epsilon : float, default=1.5, 0.75, 0.25
         Okapi BM25 parameters (gensim's meaning; ``epsilon`` floors negative idfs).
-    pivot : float or None, default=None
+    pivot : float >= 0 or None, default=None
         Pivot of pivoted length normalisation for ``smartirs`` (gensim's meaning): rows are
         divided by ``(1 - slope) * pivot + slope * old_norm``. ``None`` with normalisation
-        ``u`` or ``b`` learns it from the training corpus, as gensim does.
+        ``u`` or ``b`` learns it from the training corpus, as gensim does; ``pivot=0`` with
+        ``slope=1`` is plain normalisation by ``old_norm``.
     slope : float in [0, 1], default=0.25
         Slope of pivoted normalisation.
 
@@ -64,7 +69,9 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
     fixed_vocabulary_ : bool
     idf_ : ndarray of shape (n_terms,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
-        weight; ones when ``use_idf=False``).
+        weight; ones when ``use_idf=False``), in ``dtype`` when it is a float type. With
+        scikit-learn's weighting it may be set (as in scikit-learn) on an estimator with a
+        fixed ``vocabulary``, which then transforms without ``fit``.
     pivot_ : float or None
         The pivot used with ``smartirs`` (None when rows are not pivot-normalised).
     avgdl_ : float
@@ -72,6 +79,11 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    Parameters that the chosen weighting does not use (``sublinear_tf`` with
+    ``weighting="bm25"``, ``k1`` with ``weighting="tfidf"``, ``norm`` with ``smartirs``, ...)
+    warn at ``fit`` when set to a value other than their default. The output is sparse and,
+    as in scikit-learn, ``set_output`` is not offered.
+
     scikit-learn's weighting (the default): :math:`w_{td} = tf_{td} \cdot idf_t`,
     :math:`idf_t = \ln\frac{1 + n}{1 + df_t} + 1`, then each row is scaled to unit L2 norm.
     Okapi BM25: :math:`w_{td} = idf_t \frac{tf_{td}(k_1 + 1)}{tf_{td} + k_1(1 - b + b|d|/avgdl)}`
@@ -113,7 +125,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         "k1": [Interval(Real, 0, None, closed="left")],
         "b": [Interval(Real, 0, 1, closed="both")],
         "epsilon": [Interval(Real, 0, None, closed="left")],
-        "pivot": [Interval(Real, 0, None, closed="neither"), None],
+        "pivot": [Interval(Real, 0, None, closed="left"), None],
         "slope": [Interval(Real, 0, 1, closed="both")],
     }
 
@@ -123,7 +135,9 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         input="content",
         encoding="utf-8",
         decode_error="strict",
+        strip_accents=None,
         lowercase=True,
+        preprocessor=None,
         tokenizer="regexp",
         token_pattern=None,
         stemmer=None,
@@ -151,7 +165,9 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
+        self.strip_accents = strip_accents
         self.lowercase = lowercase
+        self.preprocessor = preprocessor
         self.tokenizer = tokenizer
         self.token_pattern = token_pattern
         self.stemmer = stemmer
@@ -179,17 +195,94 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
     def _check_params_at_fit(self):
         super()._check_params_at_fit()
         if self.smartirs is not None:
-            resolve_smartirs(self.smartirs)
+            scheme = resolve_smartirs(self.smartirs)
             if self.weighting != "tfidf":
                 raise ValueError(
                     f"smartirs={self.smartirs!r} defines a tf-idf scheme and cannot be combined "
                     f"with weighting={self.weighting!r}; set smartirs=None or weighting='tfidf'."
+                )
+            pivoted = self.pivot is not None or scheme[2] in "ub"
+            if pivoted and self.pivot == 0 and self.slope == 0:
+                raise ValueError(
+                    "pivot=0 with slope=0 divides every row by 0; set slope > 0 or pivot > 0."
                 )
         elif self.pivot is not None:
             raise ValueError(
                 f"pivot={self.pivot!r} applies to SMART weighting only; set smartirs (e.g. 'ntc') "
                 f"or pivot=None."
             )
+        for name, reason in self._unused_weighting_params():
+            warn_unused(name, reason)
+        self._output_dtype(warn=True)
+
+    def _unused_weighting_params(self):
+        """(parameter, reason) for each weighting option set to a value the weighting ignores."""
+        if self.smartirs is not None:
+            scheme = resolve_smartirs(self.smartirs)
+            reason = f"smartirs={self.smartirs!r} is set (the SMART letters decide)"
+            set_here = [("norm", self.norm != "l2"), ("use_idf", not self.use_idf),
+                        ("smooth_idf", not self.smooth_idf), ("sublinear_tf", self.sublinear_tf)]
+            if self.pivot is None and scheme[2] in "nc":
+                set_here.append(("slope", self.slope != 0.25))
+        elif self.weighting != "tfidf":
+            reason = f"weighting={self.weighting!r} is not 'tfidf'"
+            set_here = [("use_idf", not self.use_idf), ("smooth_idf", not self.smooth_idf),
+                        ("sublinear_tf", self.sublinear_tf), ("slope", self.slope != 0.25)]
+        else:
+            reason = "smartirs is None (pivoted normalisation is SMART's)"
+            set_here = [("slope", self.slope != 0.25)]
+            if not self.use_idf:
+                set_here.append(("smooth_idf", not self.smooth_idf))
+        unused = [(name, reason) for name, is_set in set_here if is_set]
+        if self.weighting != "bm25":
+            unused += [(name, f"weighting={self.weighting!r} is not 'bm25'")
+                       for name, value, default in (("k1", self.k1, 1.5), ("b", self.b, 0.75),
+                                                    ("epsilon", self.epsilon, 0.25))
+                       if value != default]
+        return unused
+
+    def _output_dtype(self, warn=False):
+        """``dtype`` if it is a float type; float64 otherwise (with a warning at ``fit``)."""
+        try:
+            dtype = np.dtype(self.dtype)
+        except TypeError:
+            raise ValueError(
+                f"dtype={self.dtype!r} is not a numpy dtype; use np.float64 or np.float32."
+            ) from None
+        if np.issubdtype(dtype, np.floating):
+            return dtype
+        if warn:
+            warn_user(
+                f"TfidfVectorizer returns floating-point weights and dtype={dtype.name} would "
+                f"truncate them; only a floating-point 'dtype' should be used. np.float64 is "
+                f"used instead."
+            )
+        return np.dtype(np.float64)
+
+    @property
+    def idf_(self):
+        try:
+            return self._idf
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'idf_' (it is not fitted)"
+            ) from None
+
+    @idf_.setter
+    def idf_(self, value):
+        if self.weighting != "tfidf" or self.smartirs is not None or not self.use_idf:
+            raise ValueError(
+                "`idf_` cannot be set here: it can be set only with scikit-learn's weighting "
+                "(weighting='tfidf', smartirs=None, use_idf=True); fit the estimator instead."
+            )
+        value = np.asarray(value, dtype=np.float64)
+        vocabulary = self._fitted_vocabulary()
+        if value.shape != (len(vocabulary),):
+            raise ValueError(
+                f"idf_ must be a 1-d array with one value per vocabulary term "
+                f"({len(vocabulary)}); got shape {value.shape}."
+            )
+        self._idf = value.astype(self._output_dtype(), copy=False)
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -235,6 +328,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         -------
         X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
         """
+        check_is_fitted(self, "idf_")
         return self._weigh(self._transform_counts(X, dtype=np.float64))
 
     def _fit_weights(self, counts):
@@ -242,18 +336,19 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         df = document_frequency(counts)
         self.pivot_ = None
         if self.weighting == "bm25":
-            self.idf_ = bm25_idf(df, n_documents, self.epsilon)
+            idf = bm25_idf(df, n_documents, self.epsilon)
             self.avgdl_ = float(counts.sum()) / n_documents
         elif self.weighting == "logentropy":
-            self.idf_ = log_entropy_global(counts)
+            idf = log_entropy_global(counts)
         elif self.smartirs is not None:
             scheme = resolve_smartirs(self.smartirs)
-            self.idf_ = smart_global(df, n_documents, scheme[1])
+            idf = smart_global(df, n_documents, scheme[1])
             self.pivot_ = self._fit_pivot(scheme[2], counts)
         elif self.use_idf:
-            self.idf_ = sklearn_idf(df, n_documents, self.smooth_idf)
+            idf = sklearn_idf(df, n_documents, self.smooth_idf)
         else:
-            self.idf_ = np.ones(counts.shape[1])
+            idf = np.ones(counts.shape[1])
+        self._idf = idf.astype(self._output_dtype(), copy=False)
 
     def _fit_pivot(self, norm_letter, counts):
         """gensim's pivot: given, or learned for ``u`` (mean unique terms) / ``b`` (characters)."""
@@ -279,7 +374,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
             counts.data = np.log1p(counts.data) * self.idf_[counts.indices]
             X = counts
         elif self.smartirs is not None:
-            return self._weigh_smart(counts).astype(self.dtype, copy=False)
+            return self._weigh_smart(counts).astype(self._output_dtype(), copy=False)
         else:
             X = counts
             if self.sublinear_tf:
@@ -288,8 +383,8 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
             if self.use_idf:
                 X.data *= self.idf_[X.indices]
         if self.norm is not None:
-            X = normalize(X, norm=self.norm, copy=False)
-        return X.astype(self.dtype, copy=False)
+            X = normalize_rows(X, self.norm)
+        return X.astype(self._output_dtype(), copy=False)
 
     def _weigh_smart(self, counts):
         local, _, norm_letter = resolve_smartirs(self.smartirs)
@@ -301,7 +396,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator):
         X.data *= self.idf_[X.indices]
         X.eliminate_zeros()  # gensim drops terms whose global weight is 0
         if self.pivot_ is None:
-            return normalize(X, norm="l2", copy=False) if norm_letter == "c" else X
+            return normalize_rows(X, "l2") if norm_letter == "c" else X
         if norm_letter == "u":
             old_norm = np.diff(X.indptr).astype(np.float64)
         elif norm_letter in "nc":

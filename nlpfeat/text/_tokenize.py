@@ -38,10 +38,11 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
 
     Parameters
     ----------
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"} or callable, \
-            default="regexp"
-        ``"regexp"``: every CJK ideograph is a token of its own, and other tokens are runs of two
-        or more word characters, as scikit-learn's default ``token_pattern`` finds them.
+    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
+            or None, default="regexp"
+        ``"regexp"`` (or None, scikit-learn's spelling of the default): every CJK ideograph
+        is a token of its own, and other tokens are runs of two or more word characters, as
+        scikit-learn's default ``token_pattern`` finds them.
         ``"treebank"`` and ``"wordpunct"``: nltk's Treebank and WordPunct tokenizers.
         ``"whitespace"``: ``str.split``. ``"char"``: every non-space character.
         ``"jieba"``: Chinese word segmentation (needs the ``zh`` extra). A callable is returned
@@ -65,7 +66,7 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
     """
     if callable(tokenizer):
         return tokenizer
-    if tokenizer == "regexp":
+    if tokenizer is None or tokenizer == "regexp":
         return _default_tokenizer if token_pattern is None else _regexp_tokenizer(token_pattern)
     if tokenizer == "treebank":
         from nltk.tokenize import TreebankWordTokenizer
@@ -114,12 +115,14 @@ def _default_tokenizer(text):
 def _jieba_tokenizer():
     jieba = import_optional("jieba", "zh", "tokenizer='jieba'")
     jieba.setLogLevel(logging.WARNING)
-    lcut = jieba.lcut
+    return _jieba_tokenize
 
-    def tokenize(text):
-        return [word for word in lcut(text) if not word.isspace()]
 
-    return tokenize
+def _jieba_tokenize(text):
+    """jieba's words of ``text`` without the white-space ones (a module function: pickles)."""
+    import jieba
+
+    return [word for word in jieba.lcut(text) if not word.isspace()]
 
 
 def get_stop_words(stop_words):

@@ -311,19 +311,33 @@ def _select_terms(vocabulary, keep):
 def check_vocabulary(vocabulary):
     """Validate a user-given vocabulary (mapping or iterable of terms); return a dict.
 
-    Raises ValueError on an empty vocabulary, a repeated term, or column indices that are not
-    exactly ``0 .. n_terms - 1``.
+    A mapping gives each term its column; an iterable numbers its terms in order, except a
+    set, whose terms are sorted (a set has no reliable order).
+
+    Raises ValueError on an empty vocabulary, a repeated term (named), or column indices
+    that are not exactly ``0 .. n_terms - 1`` (the terms sharing a column are named).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._vocabulary import check_vocabulary
+    >>> check_vocabulary({"pizza", "beer"})
+    {'beer': 0, 'pizza': 1}
+    >>> check_vocabulary({"pizza": 0, "beer": 0})
+    Traceback (most recent call last):
+    ...
+    ValueError: Vocabulary contains repeated indices: 'pizza' and 'beer' both map to column 0...
     """
-    if isinstance(vocabulary, str):
-        raise TypeError("vocabulary must be a mapping or an iterable of terms; got a str.")
+    if isinstance(vocabulary, (str, bytes)):
+        raise TypeError(
+            "vocabulary must be a mapping or an iterable of terms; got a single "
+            f"{type(vocabulary).__name__}. Wrap one term in a list: [term]."
+        )
     if isinstance(vocabulary, Mapping):
         mapping = dict(vocabulary)
-        if sorted(mapping.values()) != list(range(len(mapping))):
-            raise ValueError(
-                f"vocabulary values must be the column indices 0..{len(mapping) - 1}, each once; "
-                f"got {sorted(mapping.values())[:10]}..."
-            )
+        _check_columns(mapping)
     else:
+        if isinstance(vocabulary, (set, frozenset)):
+            vocabulary = sorted(vocabulary)
         terms = list(vocabulary)
         mapping = dict(zip(terms, range(len(terms))))
         if len(mapping) != len(terms):
@@ -333,9 +347,37 @@ def check_vocabulary(vocabulary):
                     repeated = term
                     break
                 seen.add(term)
-            raise ValueError(f"vocabulary contains the term {repeated!r} more than once.")
+            raise ValueError(
+                f"vocabulary contains the term {repeated!r} more than once; list each term "
+                f"once (e.g. list(dict.fromkeys(terms)))."
+            )
     if not mapping:
         raise ValueError(
             "vocabulary is empty; pass at least one term, or vocabulary=None to learn it."
         )
     return mapping
+
+
+def _check_columns(mapping):
+    """Check that a term -> column mapping uses each of the columns 0 .. n - 1 once."""
+    for term, column in mapping.items():
+        if not isinstance(column, Integral) or isinstance(column, bool):
+            raise TypeError(
+                f"vocabulary values must be integer column indices; term {term!r} maps to "
+                f"{column!r} of type {type(column).__name__}."
+            )
+    n_terms = len(mapping)
+    owner = {}
+    for term, column in mapping.items():
+        if column in owner:
+            raise ValueError(
+                f"Vocabulary contains repeated indices: {owner[column]!r} and {term!r} both "
+                f"map to column {column}; each term needs its own column 0..{n_terms - 1}."
+            )
+        owner[column] = term
+    missing = next((i for i in range(n_terms) if i not in owner), None)
+    if missing is not None:
+        raise ValueError(
+            f"Vocabulary of size {n_terms} doesn't contain index {missing}; the values must "
+            f"be the column indices 0..{n_terms - 1}, each once (got {sorted(owner)[:10]})."
+        )

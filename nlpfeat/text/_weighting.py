@@ -6,8 +6,10 @@ expression over ``X.data`` (the row of entry k is ``row_of_entries(X)[k]``, the 
 normalisations are applied to a fresh matrix in place.
 """
 import numpy as np
+from sklearn.preprocessing import normalize
 
 __all__ = [
+    "normalize_rows",
     "SMART_LOCAL",
     "SMART_GLOBAL",
     "SMART_NORM",
@@ -49,6 +51,16 @@ def resolve_smartirs(smartirs):
             )
     local, glob, norm = smartirs
     return local.replace("t", "n") + glob.replace("x", "n") + norm.replace("x", "n")
+
+
+def normalize_rows(X, norm):
+    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``) in place.
+
+    All-zero rows stay zero; a matrix without rows or columns is returned as it is.
+    """
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        return X
+    return normalize(X, norm=norm, copy=False)
 
 
 def row_of_entries(X):

@@ -6,7 +6,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.preprocessing import normalize
 
 from nlpfeat.datasets import load_lee, load_wiki_sample
-from nlpfeat.text import BagOfWords
+from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_norm(lee, norm):
     X = BagOfWords(norm=norm).fit_transform(lee[:50])
     expected = normalize(CountVectorizer().fit_transform(lee[:50]).astype(np.float64), norm=norm)
     assert X.dtype == np.float64
-    np.testing.assert_allclose(X.toarray(), expected.toarray(), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(X.toarray(), expected.toarray(), rtol=0, atol=1e-12)
     row_sums = np.asarray(abs(X).sum(axis=1)).ravel() if norm == "l1" else sp.linalg.norm(X, axis=1)
     np.testing.assert_allclose(row_sums, 1.0)
 
@@ -127,3 +127,78 @@ def test_input_filename_latin1(tmp_path):
         BagOfWords(input="filename").fit(paths)
     assert "\ufffd5" in BagOfWords(input="filename", decode_error="replace",
                                    token_pattern=r"\S+").fit(paths).vocabulary_
+
+
+# --- bad input: clear errors of our own ---------------------------------------------------
+
+@pytest.mark.parametrize("Est", [BagOfWords, PositionalBagOfWords, TfidfVectorizer])
+def test_dataframe_names_the_text_column(Est):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"text": ["the cat sat", "the dog ran"], "label": [0, 1]})
+    with pytest.raises(TypeError,
+                       match=r"DataFrame with columns \['text', 'label'\].*df\['text'\]"):
+        Est().fit(frame)
+    fitted = Est().fit(frame["text"])
+    with pytest.raises(TypeError, match=r"pass the text column, e.g. df\['text'\]"):
+        fitted.transform(frame)
+
+
+def test_unknown_encoding():
+    with pytest.raises(ValueError, match="encoding='utf-9' is not a known text encoding"):
+        BagOfWords(encoding="utf-9").fit([b"the cat"])
+
+
+def test_missing_file(tmp_path):
+    (tmp_path / "a.txt").write_text("the cat")
+    with pytest.raises(FileNotFoundError, match="Document 1: no file named .*pass input='content'"):
+        BagOfWords(input="filename").fit([tmp_path / "a.txt", tmp_path / "missing.txt"])
+
+
+@pytest.mark.parametrize("option", ["tokenizer", "analyzer", "preprocessor"])
+def test_callable_returning_none(option):
+    def forgot_return(doc):
+        doc.split()
+
+    with pytest.raises(TypeError, match=f"The {option} 'forgot_return' returned NoneType"):
+        BagOfWords(**{option: forgot_return}).fit(["the cat"])
+
+
+def test_bad_dtype():
+    with pytest.raises(ValueError, match="dtype='nope' is not a numpy dtype"):
+        BagOfWords(dtype="nope").fit(["the cat"])
+
+
+def test_fixed_vocabulary_ignores_pruning_with_a_warning():
+    with pytest.warns(UserWarning, match="The parameter 'min_df' will not be used since "
+                                         "'vocabulary' is fixed"):
+        X = BagOfWords(vocabulary=["cat", "dog"], min_df=2).fit_transform(["cat", "dog"])
+    np.testing.assert_array_equal(X.toarray(), [[1, 0], [0, 1]])
+
+
+@pytest.mark.parametrize("norm", [None, "l1", "l2"])
+def test_empty_transform_has_zero_rows(norm):
+    bow = BagOfWords(norm=norm).fit(["the cat sat"])
+    X = bow.transform([])
+    assert X.shape == (0, 3) and X.format == "csr"
+    assert bow.inverse_transform(X) == []
+
+
+def test_strip_accents_and_preprocessor_params():
+    docs = ["Café crème", "CAFÉ"]
+    assert BagOfWords(strip_accents="unicode").fit(docs).get_feature_names_out().tolist() == [
+        "cafe", "creme"]
+    bow = BagOfWords(preprocessor=str.upper, strip_accents="ascii")
+    with pytest.warns(UserWarning, match="'strip_accents' will not be used since 'preprocessor'"):
+        bow.fit(docs)
+    assert bow.get_feature_names_out().tolist() == ["CAFÉ", "CRÈME"]
+    tokens = BagOfWords(input="tokens", strip_accents="ascii").fit([["Café", "x"]])
+    assert tokens.get_feature_names_out().tolist() == ["cafe", "x"]
+
+
+def test_decode_reads_like_fit(tmp_path):
+    path = tmp_path / "doc.txt"
+    path.write_bytes("£5 café".encode("latin-1"))
+    bow = BagOfWords(input="filename", encoding="latin-1")
+    assert bow.decode(path) == "£5 café"
+    assert bow.fit([path]).get_feature_names_out().tolist() == ["café"]
+    assert BagOfWords().decode(b"caf\xc3\xa9") == "café"

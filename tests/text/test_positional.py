@@ -1,6 +1,8 @@
 """PositionalBagOfWords: feature names, position modes, n-grams, and agreement with BagOfWords."""
 import math
+import pickle
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -111,3 +113,35 @@ def test_transform_ignores_unseen_positions():
     pbow = PositionalBagOfWords().fit(["a1 b2"])
     np.testing.assert_array_equal(pbow.transform(["b2 a1 a1"]).toarray(), [[0, 0]])
     np.testing.assert_array_equal(pbow.transform(["a1 c3"]).toarray(), [[1, 0]])
+
+
+def test_sklearn_text_api():
+    """strip_accents, preprocessor, a picklable analyzer that decodes, inverse_transform,
+    a fixed vocabulary without fit, no set_output."""
+    pbow = PositionalBagOfWords(strip_accents="unicode", max_position=2)
+    analyze = pbow.build_analyzer()
+    assert analyze("Café crème brûlée".encode("utf-8")) == ["0|cafe", "1|creme"]
+    assert pickle.loads(pickle.dumps(analyze))("Élan vital") == ["0|elan", "1|vital"]
+    X = pbow.fit_transform(["Café crème", "crème café"])
+    assert [terms.tolist() for terms in pbow.inverse_transform(X)] == [
+        ["0|cafe", "1|creme"], ["0|creme", "1|cafe"]]
+    fixed = PositionalBagOfWords(vocabulary=["0|the", "1|cat"])
+    np.testing.assert_array_equal(fixed.transform(["the cat", "cat"]).toarray(), [[1, 1], [0, 0]])
+    assert not hasattr(fixed, "set_output")
+    upper = PositionalBagOfWords(preprocessor=str.upper).fit(["the cat"])
+    assert upper.get_feature_names_out().tolist() == ["0|THE", "1|CAT"]
+
+
+def test_callable_analyzer_units_keep_ngram_range():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        pbow = PositionalBagOfWords(analyzer=str.split, ngram_range=(2, 2)).fit(["a b c"])
+    assert pbow.get_feature_names_out().tolist() == ["0|a b", "1|b c"]
+    with pytest.warns(UserWarning, match="'preprocessor' will not be used since 'analyzer' is"):
+        PositionalBagOfWords(analyzer=str.split, preprocessor=str.upper).fit(["a b"])
+
+
+@pytest.mark.parametrize("norm", [None, "l2"])
+def test_empty_transform_has_zero_rows(norm):
+    pbow = PositionalBagOfWords(norm=norm).fit(["the cat sat"])
+    assert pbow.transform([]).shape == (0, 3)

@@ -1,5 +1,8 @@
 """TfidfVectorizer: parity with scikit-learn (default weighting) and gensim (SMART, BM25,
 log-entropy) on the Lee corpus, and its own errors."""
+import re
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
@@ -157,3 +160,52 @@ def test_terms_absent_from_training_get_zero_weight():
 def test_invalid_settings(kwargs, match):
     with pytest.raises(ValueError, match=match):
         TfidfVectorizer(**kwargs).fit(["a cat", "a dog"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, unused, because",
+    [
+        (dict(weighting="bm25", sublinear_tf=True), "sublinear_tf", "weighting='bm25'"),
+        (dict(weighting="logentropy", use_idf=False), "use_idf", "weighting='logentropy'"),
+        (dict(smartirs="ntc", norm="l1"), "norm", "smartirs='ntc' is set"),
+        (dict(smartirs="ntc", sublinear_tf=True), "sublinear_tf", "smartirs='ntc' is set"),
+        (dict(smartirs="ntc", slope=0.5), "slope", "smartirs='ntc' is set"),
+        (dict(k1=2.0), "k1", "weighting='tfidf' is not 'bm25'"),
+        (dict(weighting="logentropy", epsilon=0.1), "epsilon", "is not 'bm25'"),
+        (dict(slope=0.5), "slope", "smartirs is None"),
+        (dict(use_idf=False, smooth_idf=False), "smooth_idf", "smartirs is None"),
+    ],
+)
+def test_unused_weighting_parameters_warn(kwargs, unused, because):
+    with pytest.warns(UserWarning, match=f"The parameter '{unused}' will not be used since "
+                                         f".*{re.escape(because)}"):
+        TfidfVectorizer(**kwargs).fit(["a cat", "a dog"])
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(weighting="bm25", norm=None),
+                                    dict(smartirs="ntc", pivot=0.0, slope=1.0),
+                                    dict(smartirs="Lpu", slope=0.5), dict(use_idf=False)])
+def test_used_parameters_do_not_warn(kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        TfidfVectorizer(**kwargs).fit(["the cat sat", "the dog sat"])
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(weighting="bm25"), dict(weighting="logentropy"),
+                                    dict(smartirs="ntc"), dict(smartirs="Lpu"),
+                                    dict(smartirs="atb")])
+def test_empty_transform_has_zero_rows(kwargs):
+    tfidf = TfidfVectorizer(**kwargs).fit(["the cat sat", "the dog sat"])
+    X = tfidf.transform([])
+    assert X.shape == (0, 4) and X.format == "csr" and X.dtype == np.float64
+
+
+def test_int_dtype_warns_and_gives_float64_weights():
+    docs = ["the cat sat", "the dog sat", "the cat ran"]
+    with pytest.warns(UserWarning, match="dtype=int64 would truncate them"):
+        tfidf = TfidfVectorizer(dtype=np.int64).fit(docs)
+    X = tfidf.transform(docs)
+    assert X.dtype == np.float64 and tfidf.idf_.dtype == np.float64
+    np.testing.assert_allclose(X.toarray(), TfidfVectorizer().fit_transform(docs).toarray(),
+                               rtol=0, atol=1e-12)
+    assert TfidfVectorizer(dtype=np.float32, weighting="bm25").fit(docs).idf_.dtype == np.float32

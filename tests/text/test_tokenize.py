@@ -1,5 +1,6 @@
 """Tokenizers, stop words, stemmers and document iteration (the shared text API)."""
 import io
+import pickle
 import re
 import sys
 
@@ -17,6 +18,12 @@ MIXED = "我爱NLP和machine learning"
 
 def test_default_tokenizer_mixed_text():
     assert get_tokenizer()(MIXED.lower()) == ["我", "爱", "nlp", "和", "machine", "learning"]
+
+
+def test_none_is_the_default_tokenizer():
+    """scikit-learn spells the default tokenizer None."""
+    assert get_tokenizer(None)(MIXED) == get_tokenizer("regexp")(MIXED)
+    assert get_tokenizer(None, r"\w+")("a bc") == ["a", "bc"]
 
 
 @pytest.mark.parametrize(
@@ -90,6 +97,7 @@ def test_jieba_tokenizer():
     jieba = pytest.importorskip("jieba")
     expected = [w for w in jieba.lcut(MIXED) if not w.isspace()]
     assert get_tokenizer("jieba")(MIXED) == expected
+    assert pickle.loads(pickle.dumps(get_tokenizer("jieba")))(MIXED) == expected
     assert "machine" in expected and " " not in expected
 
 

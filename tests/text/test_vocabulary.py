@@ -153,6 +153,19 @@ def test_check_vocabulary():
         check_vocabulary([])
 
 
+def test_check_vocabulary_sorts_sets_and_names_bad_columns():
+    assert check_vocabulary({"pizza", "beer", "water"}) == {"beer": 0, "pizza": 1, "water": 2}
+    assert check_vocabulary(frozenset({"b", "a"})) == {"a": 0, "b": 1}
+    with pytest.raises(ValueError, match="'pizza' and 'beer' both map to column 0"):
+        check_vocabulary({"pizza": 0, "beer": 0})
+    with pytest.raises(ValueError, match="size 2 doesn't contain index 0"):
+        check_vocabulary({"pizza": 1, "beer": 2})
+    with pytest.raises(TypeError, match="term 'a' maps to '0' of type str"):
+        check_vocabulary({"a": "0"})
+    with pytest.raises(TypeError, match="got a single str"):
+        check_vocabulary("abc")
+
+
 @pytest.mark.parametrize("ngram_range", [(1, 1), (1, 2), (2, 3), (1, 4), (3, 3)])
 def test_ngram_functions_equal_sklearn(ngram_range):
     text = "the  fat cat sat on the mat\tagain  "
