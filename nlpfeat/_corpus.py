@@ -61,9 +61,10 @@ class Corpus:
     unit : {"line", "file"} or None, default=None
         What a document is: a line, or a whole file (its lines joined by spaces). None
         means "file" for a folder and "line" otherwise.
-    pattern : str, default=``"*.txt"``
-        Which files of a folder are read (a glob on the file name; compressed variants
-        such as ``"*.txt.gz"`` need their own pattern, e.g. ``"*.txt*"``).
+    pattern : str, optional
+        Which files of a folder are read, a glob on the file name: by default
+        ``"*.txt"``; compressed variants such as ``"*.txt.gz"`` need their own pattern,
+        e.g. ``"*.txt*"``.
     encoding : str, default="utf-8"
         Text encoding of the files; a UTF-8 byte-order mark at the start of a file is
         dropped.
