@@ -86,7 +86,12 @@ def _output_path(path, suffix=None, *, flag="-o"):
 
 
 def _text_options(args):
-    return {"tokenizer": args.tokenizer, "lowercase": not args.keep_case}
+    tokenizer = args.tokenizer
+    if getattr(args, "keep_punctuation", False) and tokenizer in ("char", "jieba"):
+        from nlpfeat.text import get_tokenizer
+
+        tokenizer = get_tokenizer(tokenizer, keep_punctuation=True)
+    return {"tokenizer": tokenizer, "lowercase": not args.keep_case}
 
 
 # ----------------------------------------------------------------------------- commands
@@ -119,7 +124,7 @@ def cmd_features(args, parser):
     if args.kind == "pmi":
         texts = docs if args.keep_case else [d.lower() for d in docs]
         counts, vocabulary = cooccurrence(texts, window=args.window, min_count=args.min_count,
-                                          tokenizer=args.tokenizer)
+                                          tokenizer=_text_options(args)["tokenizer"])
         matrix = pmi(counts, kind="ppmi")
         names = sorted(vocabulary, key=vocabulary.get)
         features = rows = np.asarray(names, dtype=object)
@@ -246,6 +251,8 @@ def _add_text_options(p):
     p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS,
                    help="tokenizer (jieba, for Chinese words, needs nlpfeat[zh])")
     p.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
+    p.add_argument("--keep-punctuation", action="store_true",
+                   help="with --tokenizer char or jieba, keep punctuation tokens (，。、...)")
     p.add_argument("--skip-blank", action="store_true",
                    help="drop blank lines (reported on stderr); by default a blank line is "
                    "an empty document, so that row i of the output is line i of the input")

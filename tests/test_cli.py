@@ -253,3 +253,15 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     err = err.decode()
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_chinese_neighbours_are_not_punctuation(tmp_path):
+    pytest.importorskip("jieba")
+    path = tmp_path / "zh.txt"
+    path.write_text("\n".join(load_toy_corpus("zh").data), encoding="utf-8")
+    _, out, _ = run("neighbors", path, "天气", "--tokenizer", "jieba", "--dim", 20, "--topn", 8)
+    assert out.startswith("天气: ") and not {"，", "。", "、"} & set(
+        w.split(" (")[0] for w in out.split(": ", 1)[1].split(", "))
+    _, out, _ = run("features", path, "--kind", "bow", "--tokenizer", "char",
+                    "--keep-punctuation", "-o", tmp_path / "p.npz")
+    assert "，" in set(np.load(tmp_path / "p.npz")["feature_names"])

@@ -33,7 +33,7 @@ TOKENIZERS = ("regexp", "treebank", "wordpunct", "whitespace", "char", "jieba")
 _STOP_WORDS_ZH = Path(__file__).parent / "stop_words_zh.txt"
 
 
-def get_tokenizer(tokenizer="regexp", token_pattern=None):
+def get_tokenizer(tokenizer="regexp", token_pattern=None, *, keep_punctuation=False):
     """Return a callable that splits one string into a list of tokens.
 
     Parameters
@@ -44,12 +44,16 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
         is a token of its own, and other tokens are runs of two or more word characters, as
         scikit-learn's default ``token_pattern`` finds them.
         ``"treebank"`` and ``"wordpunct"``: nltk's Treebank and WordPunct tokenizers.
-        ``"whitespace"``: ``str.split``. ``"char"``: every non-space character.
-        ``"jieba"``: Chinese word segmentation (needs the ``zh`` extra). A callable is returned
-        unchanged.
+        ``"whitespace"``: ``str.split``. ``"char"``: every character that is a letter or a
+        digit (每个字). ``"jieba"``: Chinese word segmentation (needs the ``zh`` extra).
+        ``"char"`` and ``"jieba"`` drop punctuation and symbols (。，、！ ...), as the
+        default ``"regexp"`` does. A callable is returned unchanged.
     token_pattern : str or None, default=None
         Regular expression for ``"regexp"`` (scikit-learn's meaning: with one capturing group,
         the group is the token). ``None`` uses the CJK-aware default.
+    keep_punctuation : bool, default=False
+        Keep punctuation and symbol tokens with ``"char"`` (every non-space character) and
+        ``"jieba"``; pass the returned callable as an estimator's ``tokenizer``.
 
     Returns
     -------
@@ -63,6 +67,8 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
     ['我', '爱', 'NLP', '和', 'machine', 'learning']
     >>> get_tokenizer("wordpunct")("Don't stop!")
     ['Don', "'", 't', 'stop', '!']
+    >>> get_tokenizer("char")("天气好，真好。"), get_tokenizer("char", keep_punctuation=True)("好，")
+    (['天', '气', '好', '真', '好'], ['好', '，'])
     """
     if callable(tokenizer):
         return tokenizer
@@ -79,9 +85,9 @@ def get_tokenizer(tokenizer="regexp", token_pattern=None):
     if tokenizer == "whitespace":
         return str.split
     if tokenizer == "char":
-        return re.compile(r"\S").findall
+        return _CHAR_ALL if keep_punctuation else _CHAR_WORD
     if tokenizer == "jieba":
-        return _jieba_tokenizer()
+        return _jieba_tokenizer(keep_punctuation)
     raise ValueError(
         f"tokenizer={tokenizer!r} is not supported; expected one of {list(TOKENIZERS)} "
         f"or a callable str -> list of str."
@@ -112,17 +118,29 @@ def _default_tokenizer(text):
     return _ASCII_FINDALL(text) if text.isascii() else _DEFAULT_FINDALL(text)
 
 
-def _jieba_tokenizer():
+_CHAR_ALL = re.compile(r"\S").findall          # every non-space character
+_CHAR_WORD = re.compile(r"[^\W_]").findall      # letters and digits: no punctuation
+_HAS_WORD_CHAR = re.compile(r"[^\W_]").search
+
+
+def _jieba_tokenizer(keep_punctuation=False):
     jieba = import_optional("jieba", "zh", "tokenizer='jieba'")
     jieba.setLogLevel(logging.WARNING)
-    return _jieba_tokenize
+    return _jieba_tokenize_all if keep_punctuation else _jieba_tokenize
 
 
-def _jieba_tokenize(text):
+def _jieba_tokenize_all(text):
     """jieba's words of ``text`` without the white-space ones (a module function: pickles)."""
     import jieba
 
     return [word for word in jieba.lcut(text) if not word.isspace()]
+
+
+def _jieba_tokenize(text):
+    """jieba's words holding a letter or a digit: no punctuation or symbols."""
+    import jieba
+
+    return [word for word in jieba.lcut(text) if _HAS_WORD_CHAR(word)]
 
 
 def get_stop_words(stop_words):

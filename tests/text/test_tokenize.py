@@ -186,3 +186,28 @@ def test_check_corpus_nonempty():
     check_corpus_nonempty(1)
     with pytest.raises(ValueError, match="Empty corpus"):
         check_corpus_nonempty(0)
+
+
+def test_char_and_jieba_drop_punctuation_unless_asked():
+    import pickle
+
+    from nlpfeat.text import get_tokenizer
+
+    text = "今天天气很好，我们去公园吧！“好的”、3点见。"
+    chars = get_tokenizer("char")(text)
+    assert "，" not in chars and "！" not in chars and "“" not in chars and "3" in chars
+    assert "，" in get_tokenizer("char", keep_punctuation=True)(text)
+    for tok in (get_tokenizer("char"), get_tokenizer("char", keep_punctuation=True)):
+        assert pickle.loads(pickle.dumps(tok))(text) == tok(text)
+    pytest.importorskip("jieba")
+    words = get_tokenizer("jieba")(text)
+    assert "公园" in words and not {"，", "！", "、", "。", "“", "”"} & set(words)
+    kept = get_tokenizer("jieba", keep_punctuation=True)
+    assert "，" in kept(text)
+    assert pickle.loads(pickle.dumps(kept))(text) == kept(text)
+
+
+def test_chinese_stop_words_remove_punctuation_too():
+    from nlpfeat.text import get_stop_words
+
+    assert {"，", "。", "、", "！", "？"} <= get_stop_words("chinese")
