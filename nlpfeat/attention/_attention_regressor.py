@@ -10,6 +10,7 @@ from nlpfeat._validation import (
     Options,
     Real,
     StrOptions,
+    check_2d,
     check_is_fitted,
     fit_context,
     validate_data,
@@ -231,7 +232,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         -------
         self : AttentionRegressor
         """
-        X, y = validate_data(self, X, y, dtype=self.dtype, y_numeric=True, multi_output=True)
+        X, y = validate_data(self, check_2d(X), y, dtype=self.dtype, y_numeric=True,
+                             multi_output=True)
         rng = check_random_state(self.random_state)
         Y = np.asarray(y, dtype=self.dtype).reshape(len(y), -1)
         self._y_1d = y.ndim == 1
@@ -255,7 +257,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
 
     def _queries(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=self.dtype, reset=False)
+        X = validate_data(self, check_2d(X), dtype=self.dtype, reset=False)
         return (X - self.X_mean_) / self.X_scale_
 
     def _row_bytes(self):

@@ -29,6 +29,11 @@ _SHAPES = ("(n_samples, seq_len, n_token_features), or 2-D (n_samples, seq_len *
            "n_token_features) with seq_len set")
 
 
+def _has_sequences(arr):
+    """Whether an object array holds lists/arrays (ragged sequences) rather than scalars."""
+    return any(hasattr(v, "__len__") and not isinstance(v, (str, bytes)) for v in arr.flat[:1])
+
+
 class _TrainingModel:
     """The training-loop protocol (``params``, ``grads``, ``step_loss``, ``eval_loss``)."""
 
@@ -178,13 +183,21 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
         self.dtype = dtype
 
     def _flatten(self, X):
-        """3-D -> 2-D (n, L*d) plus the (L, d) it had; other inputs pass through."""
+        """3-D -> 2-D (n, L*d) plus the (L, d) it had; 2-D passes through; else ValueError."""
         if sp.issparse(X) or not hasattr(X, "__len__"):
             return X, None
-        arr = np.asarray(X)
+        try:
+            arr = np.asarray(X)
+        except ValueError:  # numpy's "inhomogeneous shape": ragged sequences
+            arr = None
+        if arr is None or (arr.dtype == object and arr.ndim < 3 and _has_sequences(arr)):
+            raise ValueError(
+                f"X holds sequences of different lengths (or tokens with different numbers "
+                f"of features); expected X of shape {_SHAPES}. Pad or truncate every "
+                f"sequence to one length first.")
         if arr.ndim == 3:
             return arr.reshape(len(arr), -1), arr.shape[1:]
-        if arr.ndim not in (2,) and arr.dtype != object:
+        if arr.ndim != 2:
             raise ValueError(f"Expected X of shape {_SHAPES}; got an array of shape "
                              f"{arr.shape}. Reshape your data, e.g. with "
                              f"X.reshape(n_samples, seq_len, n_token_features).")

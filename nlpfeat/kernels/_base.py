@@ -122,9 +122,12 @@ class NadarayaWatsonMixin:
         if arr.ndim != 2 or arr.shape[1] != width or arr.shape[0] < 1:
             raise ValueError(f"bandwidth_grid must be an int, a 1-D array of bandwidths or an "
                              f"array of shape (n_grid, {width}); got shape {arr.shape}.")
-        if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-            raise ValueError("bandwidth_grid must hold strictly positive finite bandwidths; "
-                             f"got min {np.nanmin(arr)!r}.")
+        bad = ~np.isfinite(arr) | ~(arr > 0)
+        if bad.any():
+            raise ValueError(
+                f"bandwidth_grid must hold strictly positive finite bandwidths; got "
+                f"{int(bad.sum())} invalid value(s), e.g. {float(arr[bad][0])!r} at grid row "
+                f"{int(np.argwhere(bad)[0, 0])}. Remove them or pass an int for a default grid.")
         return arr
 
     def _query(self, X, *, weights=False):

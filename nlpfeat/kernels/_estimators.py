@@ -4,7 +4,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from nlpfeat._validation import StrOptions, check_is_fitted, fit_context, validate_data
+from nlpfeat._validation import (
+    StrOptions,
+    check_2d,
+    check_is_fitted,
+    fit_context,
+    validate_data,
+)
 from nlpfeat.kernels._base import NadarayaWatsonMixin
 
 __all__ = ["NadarayaWatsonClassifier", "NadarayaWatsonRegressor"]
@@ -39,8 +45,12 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         of the data's bounding box (few neighbours per query).
     on_empty : {"nearest", "mean", "nan", "raise"}, default="nearest"
         What a query with no training point inside a compact kernel's support gets:
-        its nearest training point (one :class:`EmptySupportWarning` counting such
-        queries), the training mean, NaN, or a ValueError.
+        its nearest training point(s), ties sharing the weight equally (one
+        :class:`EmptySupportWarning` counting such queries), the training mean, NaN,
+        or a ValueError. The classifier's ``"mean"`` is the class frequencies (so
+        ``predict`` gives the most frequent class); with ``"nan"`` its
+        ``predict_proba`` rows are NaN and ``predict`` raises a ValueError for such
+        queries, since no class label can stand for "no prediction".
     n_jobs : int, default=None
         Threads for ``predict``, ``predict_proba`` and ``attention_weights``: chunks of
         queries are processed in parallel (numpy releases the GIL in ``exp`` and BLAS),
@@ -145,7 +155,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         -------
         self : NadarayaWatsonRegressor
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+        X, y = validate_data(self, check_2d(X), y, accept_sparse="csr", dtype=np.float64,
                              multi_output=True, y_numeric=True)
         self._y_ndim = y.ndim
         Y = y.reshape(len(y), -1).astype(np.float64)
@@ -189,7 +199,8 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
     def _validate_query(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return validate_data(self, check_2d(X), accept_sparse="csr", dtype=np.float64,
+                             reset=False)
 
 
 class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimator):
@@ -255,7 +266,8 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         -------
         self : NadarayaWatsonClassifier
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate_data(self, check_2d(X), y, accept_sparse="csr", dtype=np.float64)
+        _check_label_types(y)
         check_classification_targets(y)
         y = column_or_1d(y, warn=True)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
@@ -269,8 +281,19 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self._query(X)
 
     def predict(self, X):
-        """The class of highest kernel-weighted frequency."""
+        """The class of highest kernel-weighted frequency.
+
+        Raises a ValueError when ``on_empty="nan"`` left some query without
+        probabilities (no training point inside a compact kernel's support).
+        """
         proba = self.predict_proba(X)
+        missing = np.isnan(proba).any(axis=1)
+        if missing.any():
+            raise ValueError(
+                f"{int(missing.sum())} of {len(proba)} queries have no training point "
+                f"within the kernel's support, so on_empty='nan' leaves them without a "
+                f"class; use predict_proba (NaN rows), or set on_empty to 'nearest' or "
+                f"'mean', or increase the bandwidth.")
         return self.classes_[np.argmax(proba, axis=1)]
 
     def attention_weights(self, X):
@@ -278,3 +301,24 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self._query(self._validate_query(X), weights=True)
 
     _validate_query = NadarayaWatsonRegressor._validate_query
+
+
+def _check_label_types(y):
+    """Class labels must be of one kind (all strings or all numbers): they are sorted."""
+    y = np.asarray(y)
+    if y.dtype != object:
+        return
+    kinds = np.unique(np.frompyfunc(_label_kind, 1, 1)(y.ravel()).astype(str))
+    if kinds.size > 1:
+        raise TypeError(
+            f"y mixes class labels of kinds {kinds.tolist()}; labels must be all strings or "
+            f"all numbers, since classes_ is sorted. Convert them to one type, e.g. "
+            f"np.asarray(y).astype(str).")
+
+
+def _label_kind(value):
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (int, float, np.number, bool, np.bool_)):
+        return "number"
+    return type(value).__name__
