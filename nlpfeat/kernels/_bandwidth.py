@@ -101,22 +101,32 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     Z = index.pair.Z
     totals = np.zeros(len(grid))
     row_bytes = 8 * n * (5 + (Z.shape[1] if per_feature else 0))
+    pair = index.pair
     for rows in gen_row_chunks(n, row_bytes, working_memory):
         Zq = Z[rows]
-        D2 = index.pair.sq_dist(Zq)
+        D2 = pair.sq_dist(Zq)
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
-        delta = np.abs(Zq[:, None, :] - Z[None]) if per_feature else None  # (c, n, d)
+        # Distances that order the rows: D2 itself unless u^2 overflowed (tiny bandwidth)
+        near = D2
+        if pair.exp2 or np.isposinf(D2).sum() > D2.shape[0]:
+            near = pair.near_sq_dist(Zq)
+            near[diag] = np.inf
+        delta = None
+        if per_feature:  # (c, n, d) scaled per-feature distances
+            with np.errstate(over="ignore"):
+                delta = np.ldexp(np.abs(Zq[:, None, :] - Z[None]), pair.exp2)
         shifted = None
         if delta is None and kern.family == "gaussian":
             # Shift by the nearest other point, once: every row's largest weight is 1.
-            shifted = D2 - D2.min(axis=1, keepdims=True)
+            shifted = (D2 - D2.min(axis=1, keepdims=True) if near is D2
+                       else pair.to_u2(near - near.min(axis=1, keepdims=True)))
             buf = np.empty_like(D2)
         for g in range(len(grid)):
             if shifted is not None:  # two passes per bandwidth: scale, exp (diagonal: 0)
                 W = np.exp(np.multiply(shifted, -0.5 / scales[g] ** 2, out=buf), out=buf)
             else:
-                W = _loo_weights(kern, metric, D2, delta, base, grid[g],
+                W = _loo_weights(kern, metric, D2, near, delta, base, grid[g],
                                  None if scales is None else scales[g])
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
@@ -124,16 +134,20 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     return _finish_loss(totals, n, k, loss)
 
 
-def _loo_weights(kern, metric, D2, delta, base, h, scale):
-    """Normalised LOO weights (diagonal already at distance inf) for one bandwidth."""
-    if delta is None:
-        L = kern.log_k_sq(D2 / scale**2)
-    elif metric == "product":
-        L = kern.log_k(delta * (base / h)).sum(axis=2)
-    else:
-        L = kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
-    L[~np.isfinite(D2)] = -np.inf
-    return softmax_rows(L, D2)[0]
+def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
+    """Normalised LOO weights (diagonal already at distance inf) for one bandwidth.
+
+    A row with no positive weight gets its nearest other point(s) by ``near``.
+    """
+    with np.errstate(over="ignore"):
+        if delta is None:
+            L = kern.log_k_sq(D2 / scale**2)
+        elif metric == "product":
+            L = kern.log_k(delta * (base / h)).sum(axis=2)
+        else:
+            L = kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
+    L[~np.isfinite(near)] = -np.inf
+    return softmax_rows(L, near)[0]
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
@@ -152,20 +166,24 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
         The LOO loss at ``h``.
     """
     kern.dlog_k_du(np.zeros(1))  # raises a clear ValueError for a kernel without gradient
-    theta0 = np.log(np.atleast_1d(h_start).astype(np.float64))
-    bounds = [(t - 12.0, t + 12.0) for t in theta0]
-    res = minimize(_ard_objective, theta0, jac=True, method="L-BFGS-B", bounds=bounds,
-                   args=(X, Y, kern, metric, loss, working_memory),
+    # Optimise t = log(h / h_start) from 0: the path does not depend on the units of X.
+    h0 = np.atleast_1d(h_start).astype(np.float64)
+    res = minimize(_ard_objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
+                   bounds=[(-12.0, 12.0)] * h0.size,
+                   args=(h0, X, Y, kern, metric, loss, working_memory),
                    options={"maxiter": max_iter})
-    h = np.exp(res.x)
+    h = h0 * np.exp(res.x)
     h = np.maximum(h, np.finfo(np.float64).tiny)
     return (h if metric != "cosine" else h[0]), float(res.fun)
 
 
-def _ard_objective(theta, X, Y, kern, metric, loss, working_memory):
+def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory):
     n, k = Y.shape
-    h = np.exp(theta)
+    h = h0 * np.exp(theta)
     pair = PairwiseScaled(X, h if h.size > 1 else h[0], metric)
+    if pair.exp2:  # unreachable from a data-based start (bounds: e^12 either side)
+        raise ValueError("bandwidth='loo-ard' needs bandwidths above about 1e-140 times the "
+                         "spread of X; start from bandwidth='loo' or rescale X.")
     Z = pair.Z
     total, grad = 0.0, np.zeros_like(theta)
     for rows in gen_row_chunks(n, 8 * n * 5, working_memory):

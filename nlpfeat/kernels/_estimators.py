@@ -37,7 +37,13 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         an array of shape (n_grid, n_features) -> per-feature bandwidths.
     working_memory : float, default=None
         MiB that the temporaries of one query chunk may take (scikit-learn's meaning);
-        None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``. Never changes results.
+        None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``. It changes only how many
+        query rows one BLAS call processes, which may change the order of its sums:
+        predictions and ``loo_scores_`` move by rounding only (at most a few
+        ``n_samples * 1e-16`` relative for ``reg_type="lc"``; for ``"ll"`` amplified by
+        the condition number of each local fit, a lot for the scores of grid points far
+        too small for the data), and the selected bandwidth changes only between grid
+        points whose scores tie to that precision.
     algorithm : {"auto", "tree", "brute"}, default="auto"
         ``"tree"``: KD-tree radius queries (compact kernels, dense input); ``"brute"``:
         chunked dense computation; ``"auto"``: the tree for a compact kernel with at most
@@ -58,6 +64,14 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         results equal the one-thread results exactly. The bandwidth search gets ``n_jobs``
         BLAS threads. None (default): one chunk at a time, BLAS threads as configured;
         -1: all cores (joblib's convention)."""
+
+_CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
+    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
+    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
+    (rounding, amplified only by an ill-conditioned local linear fit or by
+    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
+    range the result is still correct or a ValueError says what to change; never a
+    silent NaN, infinity or mean."""
 
 _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The bandwidth used (strictly positive).
@@ -100,8 +114,12 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
               {{\\sum_j K(\\lVert x - x_j \\rVert / h)}}\\, y_i
 
     With the Gaussian kernel the weights are ``softmax(-||x - x_i||^2 / (2 h^2))``,
-    normalised in log space, so a tiny bandwidth gives nearest-neighbour weights, not
-    0/0. ``reg_type="ll"`` fits a weighted least-squares line at every query.
+    normalised in log space, so a tiny bandwidth gives nearest-neighbour weights (ties
+    sharing the weight), not 0/0, at any bandwidth. ``reg_type="ll"`` fits a weighted
+    least-squares line at every query (degrading to the local constant fit where the
+    local design is degenerate).
+
+    {_CONTRACT}
     The leave-one-out criterion is :math:`CV(h) = n^{{-1}} \\sum_i (y_i - \\hat f_{{-i}}(x_i))^2`.
 
     References
@@ -224,6 +242,10 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
     See Also
     --------
     NadarayaWatsonRegressor
+
+    Notes
+    -----
+    {_CONTRACT}
 
     Examples
     --------

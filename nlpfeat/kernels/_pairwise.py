@@ -13,7 +13,6 @@ Public API: :func:`kernel_log_weights` (what ``nlpfeat.text`` uses) and
 """
 import numpy as np
 from scipy import sparse
-from sklearn.preprocessing import normalize as _l2_normalize
 
 from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
@@ -64,6 +63,25 @@ def _scale(X, h):
                 return X.multiply(1.0 / float(h)).tocsr()
             return (X @ sparse.diags(1.0 / h)).tocsr()
         return X / h
+
+
+def _l2_normalize(X):
+    """Rows scaled to unit Euclidean norm (zero rows stay zero), at any magnitude.
+
+    Each row is first divided by its largest absolute entry, so that the squares
+    neither underflow nor overflow (scikit-learn's ``normalize`` leaves rows with a
+    norm below ``10 * eps`` unscaled, which breaks cosine's scale invariance).
+    """
+    if sparse.issparse(X):
+        X = sparse.csr_matrix(X, dtype=np.float64, copy=True)
+        top = np.asarray(abs(X).max(axis=1).todense()).ravel()
+        X = sparse.diags(1.0 / np.where(top > 0, top, 1.0)) @ X
+        norm = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        return (sparse.diags(1.0 / np.where(norm > 0, norm, 1.0)) @ X).tocsr()
+    top = np.abs(X).max(axis=1, keepdims=True) if X.size else np.ones((X.shape[0], 1))
+    X = X / np.where(top > 0, top, 1.0)
+    norm = np.sqrt(np.einsum("ij,ij->i", X, X))[:, None]
+    return X / np.where(norm > 0, norm, 1.0)
 
 
 def _ldexp(Z, e):
