@@ -30,8 +30,8 @@ _SHAPES = ("(n_samples, seq_len, n_token_features), or 2-D (n_samples, seq_len *
 
 
 def _has_sequences(arr):
-    """Whether an object array holds lists/arrays (ragged sequences) rather than scalars."""
-    return any(hasattr(v, "__len__") and not isinstance(v, (str, bytes)) for v in arr.flat[:1])
+    """Whether a 1-D object array holds lists/arrays (ragged sequences), not scalars."""
+    return arr.size > 0 and isinstance(arr.flat[0], (list, tuple, np.ndarray))
 
 
 class _TrainingModel:
@@ -200,7 +200,7 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
             arr = np.asarray(X)
         except ValueError:  # numpy's "inhomogeneous shape": ragged sequences
             arr = None
-        if arr is None or (arr.dtype == object and arr.ndim < 3 and _has_sequences(arr)):
+        if arr is None or (arr.dtype == object and arr.ndim == 1 and _has_sequences(arr)):
             raise ValueError(
                 f"X holds sequences of different lengths (or tokens with different numbers "
                 f"of features); expected X of shape {_SHAPES}. Pad or truncate every "
