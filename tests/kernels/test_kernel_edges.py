@@ -223,6 +223,15 @@ def test_clear_errors_for_user_mistakes():
         AttentionRegressor(max_iter=1).fit(X[:, 0], y)
 
 
+@pytest.mark.parametrize("radius", [0.0, -1.0, np.inf, np.nan])
+def test_compact_kernel_radius_must_be_positive(radius):
+    from nlpfeat.kernels import register_kernel
+    with pytest.raises(ValueError, match="radius must be a positive finite number"):
+        register_kernel("zz_bad_radius", lambda u: np.where(u < 1, 1.0, 0.0), compact=True,
+                        radius=radius)
+    assert "zz_bad_radius" not in available_kernels()
+
+
 @pytest.mark.parametrize("X", [[[[1.0], [2.0]], [[1.0]]], [[1.0, 2.0], [1.0]],
                                [np.ones((3, 2)), np.ones((2, 2))]])
 def test_sequence_regressor_rejects_ragged_sequences_in_its_own_words(X):
