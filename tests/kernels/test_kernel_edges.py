@@ -1,4 +1,4 @@
-"""Issue 11, "Trust at the edges": the kernel estimators at extreme scales, ties, empty supports."""
+"""Issue 11, "Trust at the edges": kernel estimators at extreme scales, ties, empty supports."""
 import re
 import warnings
 
