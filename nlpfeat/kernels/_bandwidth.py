@@ -182,7 +182,7 @@ def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory):
     h = h0 * np.exp(theta)
     pair = PairwiseScaled(X, h if h.size > 1 else h[0], metric)
     if pair.exp2:  # unreachable from a data-based start (bounds: e^12 either side)
-        raise ValueError("bandwidth='loo-ard' needs bandwidths above about 1e-140 times the "
+        raise ValueError("bandwidth='loo-ard' needs bandwidths above about 1e-144 times the "
                          "spread of X; start from bandwidth='loo' or rescale X.")
     Z = pair.Z
     total, grad = 0.0, np.zeros_like(theta)

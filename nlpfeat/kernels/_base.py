@@ -7,9 +7,9 @@ from joblib import effective_n_jobs
 from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
-from nlpfeat._validation import HasMethods, Integral, Interval, Real, StrOptions, check_is_fitted
+from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
-from nlpfeat.kernels._kernels import get_kernel
+from nlpfeat.kernels._kernels import Kernel, get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
 from nlpfeat.kernels._pairwise import check_bandwidth
 
@@ -31,7 +31,7 @@ class NadarayaWatsonMixin:
     """Parameters and helpers shared by the regressor and the classifier."""
 
     _parameter_constraints = {
-        "kernel": [str, callable, HasMethods(["log_k", "k"])],
+        "kernel": [str, callable, Kernel],
         "bandwidth": [Interval(Real, 0, None, closed="neither"),
                       StrOptions({"scott", "silverman", "loo", "loo-ard"}), "array-like"],
         "metric": [StrOptions({"euclidean", "product", "cosine"})],

@@ -117,7 +117,7 @@ class PairwiseScaled:
     """Training rows prepared once for scaled distances to many query chunks.
 
     The scaled coordinates are ``z = (x - mean) / h``. When they are so large that
-    their squares would overflow (a bandwidth below about 1e-140 times the spread of
+    their squares would overflow (a bandwidth below about 1e-144 times the spread of
     the data), they are stored as ``z * 2**-exp2`` (an exact power-of-two rescaling) and
     :meth:`sq_dist` multiplies back by ``4**exp2``: squared scaled distances then
     overflow to ``inf`` (a zero kernel weight) instead of giving ``inf - inf = NaN``,

@@ -239,6 +239,19 @@ def test_sequence_regressor_rejects_ragged_sequences_in_its_own_words(X):
         SequenceAttentionRegressor(max_iter=1).fit(X, [1.0, 2.0])
 
 
+def test_kernel_parameter_accepts_what_get_kernel_accepts():
+    class DuckKernel:  # has log_k and k, but is neither a Kernel nor callable
+        def log_k(self, u):
+            return -u
+
+        def k(self, u):
+            return np.exp(-u)
+
+    X, y, _ = _data()
+    with pytest.raises(ValueError, match="'kernel' parameter .* must be"):
+        NadarayaWatsonRegressor(kernel=DuckKernel(), bandwidth=1.0).fit(X, y)
+
+
 def test_local_linear_never_reaches_an_internal_linalg_error():
     X, y, Xq = _data()
     for h in [1e-200, 1e-120, 1e-8]:
