@@ -4,8 +4,8 @@ Leave-one-out (LOO) is one chunked pass over the train-by-train matrix with its 
 masked (a point never predicts itself), not ``n`` refits. The train-by-train distances
 are computed once per row chunk and reused for every bandwidth of the grid.
 
-Every bandwidth returned is strictly positive: rules of thumb fall back to 1 for a
-constant feature, and the learned bandwidths are optimised in ``log h`` within bounds.
+Every bandwidth returned is strictly positive: rules of thumb fall back to the
+magnitude of a constant feature (1 for an all-zero one), and the learned bandwidths are optimised in ``log h`` within bounds.
 """
 import numpy as np
 from scipy import sparse
@@ -29,7 +29,9 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
     ``(4 / (d + 2)) ** (1 / (d + 4))`` (Silverman, 1.06 for d = 1, as statsmodels'
     ``normal_reference``). Sparse input or ``metric="cosine"``: a scalar, the median
     distance between (up to 500) rows times the same factor with d = 1.
-    A constant feature (sigma = 0) gets 1.0, so every value is strictly positive.
+    A constant feature (sigma = 0 up to rounding) gets its magnitude ``|x_f|`` instead of
+    sigma (1.0 when it is 0), so every value is strictly positive and rescaling X
+    rescales the bandwidths with it.
     """
     n, d = X.shape
     if sparse.issparse(X) or metric == "cosine":
@@ -40,8 +42,11 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
         D = D[D > 0]
         sigma, d = (float(np.median(D)) if D.size else 1.0), 1
     else:
-        sigma = X.std(axis=0, ddof=1) if n > 1 else np.ones(d)
-        sigma = np.where(sigma > 0, sigma, 1.0)
+        size = np.abs(X).max(axis=0) if n else np.zeros(d)
+        sigma = X.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
+        # A constant feature (no spread beyond rounding) gets its own magnitude, so that
+        # the rule stays scale-equivariant; an all-zero one gets 1.
+        sigma = np.where(sigma > 10 * _EPS * size, sigma, np.where(size > 0, size, 1.0))
     factor = 1.0 if method == "scott" else (4.0 / (d + 2)) ** (1.0 / (d + 4))
     return factor * sigma * max(n, 2) ** (-1.0 / (d + 4))
 

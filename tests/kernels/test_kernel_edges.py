@@ -134,6 +134,20 @@ def test_nadaraya_watson_numerical_contract(kernel, metric, reg_type, bandwidth)
         assert _max_rel_change(probas) <= 1e-9
 
 
+@pytest.mark.parametrize("bandwidth", ["scott", "silverman", "loo"])
+def test_rule_of_thumb_is_scale_equivariant_with_a_constant_feature(bandwidth):
+    X, y, Xq = _data(seed=7)
+    X[:, 1] = 5.0                       # constant in training, not in the queries
+    Xq[:, 1] = np.linspace(4.0, 6.0, len(Xq))
+    preds, hs = [], []
+    for a in SCALES:
+        reg = NadarayaWatsonRegressor(bandwidth=bandwidth).fit(X * a, y)
+        preds.append(reg.predict(Xq * a))
+        hs.append(reg.bandwidth_ / a)
+    assert _max_rel_change(preds) <= 1e-9
+    np.testing.assert_allclose(hs, [hs[2]] * len(SCALES), rtol=1e-12)
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("score_func", ["gaussian", "additive", "scaled_dot"])
 def test_attention_regressor_numerical_contract(score_func):
