@@ -311,9 +311,10 @@ def kernel_log_weights(X_query, X_train, *, kernel="gaussian", bandwidth=1.0,
     metric : {"euclidean", "product", "cosine"}, default="euclidean"
     normalize : bool, default=True
         If True, return the log of row-normalised weights (log-sum-exp); a row with no
-        training point inside a compact kernel's support falls back to its nearest
-        training point(s). If False, return the unnormalised ``log K(u)``
-        (``-inf`` outside the support).
+        training point inside a compact kernel's support, or whose weights all underflow
+        (a bandwidth so tiny that ``u^2`` overflows), falls back to its nearest training
+        point(s), ties sharing the weight. If False, return the unnormalised
+        ``log K(u)`` (``-inf`` outside the support or where it underflows).
 
     Returns
     -------
