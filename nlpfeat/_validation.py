@@ -28,6 +28,7 @@ __all__ = [
     "Real",
     "RealNotInt",
     "StrOptions",
+    "check_2d",
     "check_array",
     "check_finite",
     "check_is_fitted",
@@ -67,6 +68,44 @@ def check_finite(array, name="X"):
             f"(e.g. sklearn.impute.SimpleImputer)."
         )
     return array
+
+
+def check_2d(X, name="X", shape="(n_samples, n_features)", fix=None):
+    """Reject input that is not a rectangular 2-D table, in nlpfeat's own words.
+
+    Sparse matrices and objects with ``ndim == 2`` (arrays, DataFrames) pass through
+    unchanged; lists are converted once (the caller validates the result further).
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix
+    name : str, default="X"
+        How the message refers to the input.
+    shape : str, default="(n_samples, n_features)"
+        The expected shape, for the message.
+    fix : str or None, default=None
+        How to fix it; by default ``X.reshape(-1, 1)`` advice for 1-D input.
+
+    Returns
+    -------
+    X : the input, or its conversion to an ndarray.
+    """
+    if hasattr(X, "tocsr") or getattr(X, "ndim", None) == 2:
+        return X
+    try:
+        arr = np.asarray(X) if getattr(X, "ndim", None) is None else X
+    except ValueError:  # numpy: "inhomogeneous shape" for rows of different lengths
+        raise ValueError(
+            f"{name} must be a rectangular 2-D array of shape {shape}, but its rows have "
+            f"different lengths; pad or truncate them to one length first."
+        ) from None
+    if arr.ndim == 2:
+        return arr
+    if fix is None:
+        fix = ("Reshape your data with X.reshape(-1, 1) if it holds a single feature, or "
+               "X.reshape(1, -1) if it is a single sample.")
+    raise ValueError(f"{name} must be 2-D of shape {shape}; got {arr.ndim}-D input of "
+                     f"shape {arr.shape}. {fix}")
 
 
 def check_positive(value, name, *, allow_array=True):

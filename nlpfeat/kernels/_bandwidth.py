@@ -4,8 +4,8 @@ Leave-one-out (LOO) is one chunked pass over the train-by-train matrix with its 
 masked (a point never predicts itself), not ``n`` refits. The train-by-train distances
 are computed once per row chunk and reused for every bandwidth of the grid.
 
-Every bandwidth returned is strictly positive: rules of thumb fall back to 1 for a
-constant feature, and the learned bandwidths are optimised in ``log h`` within bounds.
+Every bandwidth returned is strictly positive: rules of thumb fall back to the
+magnitude of a constant feature (1 for an all-zero one), and the learned bandwidths are optimised in ``log h`` within bounds.
 """
 import numpy as np
 from scipy import sparse
@@ -29,7 +29,9 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
     ``(4 / (d + 2)) ** (1 / (d + 4))`` (Silverman, 1.06 for d = 1, as statsmodels'
     ``normal_reference``). Sparse input or ``metric="cosine"``: a scalar, the median
     distance between (up to 500) rows times the same factor with d = 1.
-    A constant feature (sigma = 0) gets 1.0, so every value is strictly positive.
+    A constant feature (sigma = 0 up to rounding) gets its magnitude ``|x_f|`` instead of
+    sigma (1.0 when it is 0), so every value is strictly positive and rescaling X
+    rescales the bandwidths with it.
     """
     n, d = X.shape
     if sparse.issparse(X) or metric == "cosine":
@@ -40,8 +42,11 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
         D = D[D > 0]
         sigma, d = (float(np.median(D)) if D.size else 1.0), 1
     else:
-        sigma = X.std(axis=0, ddof=1) if n > 1 else np.ones(d)
-        sigma = np.where(sigma > 0, sigma, 1.0)
+        size = np.abs(X).max(axis=0) if n else np.zeros(d)
+        sigma = X.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
+        # A constant feature (no spread beyond rounding) gets its own magnitude, so that
+        # the rule stays scale-equivariant; an all-zero one gets 1.
+        sigma = np.where(sigma > 10 * _EPS * size, sigma, np.where(size > 0, size, 1.0))
     factor = 1.0 if method == "scott" else (4.0 / (d + 2)) ** (1.0 / (d + 4))
     return factor * sigma * max(n, 2) ** (-1.0 / (d + 4))
 
@@ -101,22 +106,32 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     Z = index.pair.Z
     totals = np.zeros(len(grid))
     row_bytes = 8 * n * (5 + (Z.shape[1] if per_feature else 0))
+    pair = index.pair
     for rows in gen_row_chunks(n, row_bytes, working_memory):
         Zq = Z[rows]
-        D2 = index.pair.sq_dist(Zq)
+        D2 = pair.sq_dist(Zq)
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
-        delta = np.abs(Zq[:, None, :] - Z[None]) if per_feature else None  # (c, n, d)
+        # Distances that order the rows: D2 itself unless u^2 overflowed (tiny bandwidth)
+        near = D2
+        if pair.exp2 or np.isposinf(D2).sum() > D2.shape[0]:
+            near = pair.near_sq_dist(Zq)
+            near[diag] = np.inf
+        delta = None
+        if per_feature:  # (c, n, d) scaled per-feature distances
+            with np.errstate(over="ignore"):
+                delta = np.ldexp(np.abs(Zq[:, None, :] - Z[None]), pair.exp2)
         shifted = None
         if delta is None and kern.family == "gaussian":
             # Shift by the nearest other point, once: every row's largest weight is 1.
-            shifted = D2 - D2.min(axis=1, keepdims=True)
+            shifted = (D2 - D2.min(axis=1, keepdims=True) if near is D2
+                       else pair.to_u2(near - near.min(axis=1, keepdims=True)))
             buf = np.empty_like(D2)
         for g in range(len(grid)):
             if shifted is not None:  # two passes per bandwidth: scale, exp (diagonal: 0)
                 W = np.exp(np.multiply(shifted, -0.5 / scales[g] ** 2, out=buf), out=buf)
             else:
-                W = _loo_weights(kern, metric, D2, delta, base, grid[g],
+                W = _loo_weights(kern, metric, D2, near, delta, base, grid[g],
                                  None if scales is None else scales[g])
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
@@ -124,16 +139,20 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     return _finish_loss(totals, n, k, loss)
 
 
-def _loo_weights(kern, metric, D2, delta, base, h, scale):
-    """Normalised LOO weights (diagonal already at distance inf) for one bandwidth."""
-    if delta is None:
-        L = kern.log_k_sq(D2 / scale**2)
-    elif metric == "product":
-        L = kern.log_k(delta * (base / h)).sum(axis=2)
-    else:
-        L = kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
-    L[~np.isfinite(D2)] = -np.inf
-    return softmax_rows(L, D2)[0]
+def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
+    """Normalised LOO weights (diagonal already at distance inf) for one bandwidth.
+
+    A row with no positive weight gets its nearest other point(s) by ``near``.
+    """
+    with np.errstate(over="ignore"):
+        if delta is None:
+            L = kern.log_k_sq(D2 / scale**2)
+        elif metric == "product":
+            L = kern.log_k(delta * (base / h)).sum(axis=2)
+        else:
+            L = kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
+    L[~np.isfinite(near)] = -np.inf
+    return softmax_rows(L, near)[0]
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
@@ -152,20 +171,24 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
         The LOO loss at ``h``.
     """
     kern.dlog_k_du(np.zeros(1))  # raises a clear ValueError for a kernel without gradient
-    theta0 = np.log(np.atleast_1d(h_start).astype(np.float64))
-    bounds = [(t - 12.0, t + 12.0) for t in theta0]
-    res = minimize(_ard_objective, theta0, jac=True, method="L-BFGS-B", bounds=bounds,
-                   args=(X, Y, kern, metric, loss, working_memory),
+    # Optimise t = log(h / h_start) from 0: the path does not depend on the units of X.
+    h0 = np.atleast_1d(h_start).astype(np.float64)
+    res = minimize(_ard_objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
+                   bounds=[(-12.0, 12.0)] * h0.size,
+                   args=(h0, X, Y, kern, metric, loss, working_memory),
                    options={"maxiter": max_iter})
-    h = np.exp(res.x)
+    h = h0 * np.exp(res.x)
     h = np.maximum(h, np.finfo(np.float64).tiny)
     return (h if metric != "cosine" else h[0]), float(res.fun)
 
 
-def _ard_objective(theta, X, Y, kern, metric, loss, working_memory):
+def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory):
     n, k = Y.shape
-    h = np.exp(theta)
+    h = h0 * np.exp(theta)
     pair = PairwiseScaled(X, h if h.size > 1 else h[0], metric)
+    if pair.exp2:  # unreachable from a data-based start (bounds: e^12 either side)
+        raise ValueError("bandwidth='loo-ard' needs bandwidths above about 1e-144 times the "
+                         "spread of X; start from bandwidth='loo' or rescale X.")
     Z = pair.Z
     total, grad = 0.0, np.zeros_like(theta)
     for rows in gen_row_chunks(n, 8 * n * 5, working_memory):

@@ -7,9 +7,9 @@ from joblib import effective_n_jobs
 from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
-from nlpfeat._validation import HasMethods, Integral, Interval, Real, StrOptions, check_is_fitted
+from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
-from nlpfeat.kernels._kernels import get_kernel
+from nlpfeat.kernels._kernels import Kernel, get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
 from nlpfeat.kernels._pairwise import check_bandwidth
 
@@ -31,7 +31,7 @@ class NadarayaWatsonMixin:
     """Parameters and helpers shared by the regressor and the classifier."""
 
     _parameter_constraints = {
-        "kernel": [str, callable, HasMethods(["log_k", "k"])],
+        "kernel": [str, callable, Kernel],
         "bandwidth": [Interval(Real, 0, None, closed="neither"),
                       StrOptions({"scott", "silverman", "loo", "loo-ard"}), "array-like"],
         "metric": [StrOptions({"euclidean", "product", "cosine"})],
@@ -122,9 +122,12 @@ class NadarayaWatsonMixin:
         if arr.ndim != 2 or arr.shape[1] != width or arr.shape[0] < 1:
             raise ValueError(f"bandwidth_grid must be an int, a 1-D array of bandwidths or an "
                              f"array of shape (n_grid, {width}); got shape {arr.shape}.")
-        if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-            raise ValueError("bandwidth_grid must hold strictly positive finite bandwidths; "
-                             f"got min {np.nanmin(arr)!r}.")
+        bad = ~np.isfinite(arr) | ~(arr > 0)
+        if bad.any():
+            raise ValueError(
+                f"bandwidth_grid must hold strictly positive finite bandwidths; got "
+                f"{int(bad.sum())} invalid value(s), e.g. {float(arr[bad][0])!r} at grid row "
+                f"{int(np.argwhere(bad)[0, 0])}. Remove them or pass an int for a default grid.")
         return arr
 
     def _query(self, X, *, weights=False):

@@ -4,7 +4,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from nlpfeat._validation import StrOptions, check_is_fitted, fit_context, validate_data
+from nlpfeat._validation import (
+    StrOptions,
+    check_2d,
+    check_is_fitted,
+    fit_context,
+    validate_data,
+)
 from nlpfeat.kernels._base import NadarayaWatsonMixin
 
 __all__ = ["NadarayaWatsonClassifier", "NadarayaWatsonRegressor"]
@@ -31,7 +37,13 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         an array of shape (n_grid, n_features) -> per-feature bandwidths.
     working_memory : float, default=None
         MiB that the temporaries of one query chunk may take (scikit-learn's meaning);
-        None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``. Never changes results.
+        None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``. It changes only how many
+        query rows one BLAS call processes, which may change the order of its sums:
+        predictions and ``loo_scores_`` move by rounding only (at most a few
+        ``n_samples * 1e-16`` relative for ``reg_type="lc"``; for ``"ll"`` amplified by
+        the condition number of each local fit, a lot for the scores of grid points far
+        too small for the data), and the selected bandwidth changes only between grid
+        points whose scores tie to that precision.
     algorithm : {"auto", "tree", "brute"}, default="auto"
         ``"tree"``: KD-tree radius queries (compact kernels, dense input); ``"brute"``:
         chunked dense computation; ``"auto"``: the tree for a compact kernel with at most
@@ -39,8 +51,12 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         of the data's bounding box (few neighbours per query).
     on_empty : {"nearest", "mean", "nan", "raise"}, default="nearest"
         What a query with no training point inside a compact kernel's support gets:
-        its nearest training point (one :class:`EmptySupportWarning` counting such
-        queries), the training mean, NaN, or a ValueError.
+        its nearest training point(s), ties sharing the weight equally (one
+        :class:`EmptySupportWarning` counting such queries), the training mean, NaN,
+        or a ValueError. The classifier's ``"mean"`` is the class frequencies (so
+        ``predict`` gives the most frequent class); with ``"nan"`` its
+        ``predict_proba`` rows are NaN and ``predict`` raises a ValueError for such
+        queries, since no class label can stand for "no prediction".
     n_jobs : int, default=None
         Threads for ``predict``, ``predict_proba`` and ``attention_weights``: chunks of
         queries are processed in parallel (numpy releases the GIL in ``exp`` and BLAS),
@@ -48,6 +64,14 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         results equal the one-thread results exactly. The bandwidth search gets ``n_jobs``
         BLAS threads. None (default): one chunk at a time, BLAS threads as configured;
         -1: all cores (joblib's convention)."""
+
+_CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
+    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
+    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
+    (rounding, amplified only by an ill-conditioned local linear fit or by
+    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
+    range the result is still correct or a ValueError says what to change; never a
+    silent NaN, infinity or mean."""
 
 _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The bandwidth used (strictly positive).
@@ -90,8 +114,12 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
               {{\\sum_j K(\\lVert x - x_j \\rVert / h)}}\\, y_i
 
     With the Gaussian kernel the weights are ``softmax(-||x - x_i||^2 / (2 h^2))``,
-    normalised in log space, so a tiny bandwidth gives nearest-neighbour weights, not
-    0/0. ``reg_type="ll"`` fits a weighted least-squares line at every query.
+    normalised in log space, so a tiny bandwidth gives nearest-neighbour weights (ties
+    sharing the weight), not 0/0, at any bandwidth. ``reg_type="ll"`` fits a weighted
+    least-squares line at every query (degrading to the local constant fit where the
+    local design is degenerate).
+
+    {_CONTRACT}
     The leave-one-out criterion is :math:`CV(h) = n^{{-1}} \\sum_i (y_i - \\hat f_{{-i}}(x_i))^2`.
 
     References
@@ -145,7 +173,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         -------
         self : NadarayaWatsonRegressor
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+        X, y = validate_data(self, check_2d(X), y, accept_sparse="csr", dtype=np.float64,
                              multi_output=True, y_numeric=True)
         self._y_ndim = y.ndim
         Y = y.reshape(len(y), -1).astype(np.float64)
@@ -189,7 +217,8 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
     def _validate_query(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return validate_data(self, check_2d(X), accept_sparse="csr", dtype=np.float64,
+                             reset=False)
 
 
 class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimator):
@@ -213,6 +242,10 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
     See Also
     --------
     NadarayaWatsonRegressor
+
+    Notes
+    -----
+    {_CONTRACT}
 
     Examples
     --------
@@ -255,7 +288,8 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         -------
         self : NadarayaWatsonClassifier
         """
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate_data(self, check_2d(X), y, accept_sparse="csr", dtype=np.float64)
+        _check_label_types(y)
         check_classification_targets(y)
         y = column_or_1d(y, warn=True)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
@@ -269,8 +303,19 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self._query(X)
 
     def predict(self, X):
-        """The class of highest kernel-weighted frequency."""
+        """The class of highest kernel-weighted frequency.
+
+        Raises a ValueError when ``on_empty="nan"`` left some query without
+        probabilities (no training point inside a compact kernel's support).
+        """
         proba = self.predict_proba(X)
+        missing = np.isnan(proba).any(axis=1)
+        if missing.any():
+            raise ValueError(
+                f"{int(missing.sum())} of {len(proba)} queries have no training point "
+                f"within the kernel's support, so on_empty='nan' leaves them without a "
+                f"class; use predict_proba (NaN rows), or set on_empty to 'nearest' or "
+                f"'mean', or increase the bandwidth.")
         return self.classes_[np.argmax(proba, axis=1)]
 
     def attention_weights(self, X):
@@ -278,3 +323,24 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self._query(self._validate_query(X), weights=True)
 
     _validate_query = NadarayaWatsonRegressor._validate_query
+
+
+def _check_label_types(y):
+    """Class labels must be of one kind (all strings or all numbers): they are sorted."""
+    y = np.asarray(y)
+    if y.dtype != object:
+        return
+    kinds = np.unique(np.frompyfunc(_label_kind, 1, 1)(y.ravel()).astype(str))
+    if kinds.size > 1:
+        raise TypeError(
+            f"y mixes class labels of kinds {kinds.tolist()}; labels must be all strings or "
+            f"all numbers, since classes_ is sorted. Convert them to one type, e.g. "
+            f"np.asarray(y).astype(str).")
+
+
+def _label_kind(value):
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, (int, float, np.number, bool, np.bool_)):
+        return "number"
+    return type(value).__name__

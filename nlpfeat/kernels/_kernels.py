@@ -84,6 +84,9 @@ class Kernel:
 
     def __init__(self, name, log_k, *, compact=False, radius=1.0, dlog_k_du=None,
                  log_k_sq=None, k_sq=None):
+        if compact and not (np.isfinite(radius) and radius > 0):
+            raise ValueError(f"a compact kernel's radius must be a positive finite number; "
+                             f"got radius={radius!r} for kernel {name!r}.")
         self.name = name
         self._log_k = log_k
         self.compact = bool(compact)

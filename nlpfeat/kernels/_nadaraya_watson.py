@@ -20,7 +20,7 @@ from scipy import sparse
 from sklearn.neighbors import KDTree
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
-from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
+from nlpfeat.kernels._pairwise import PairwiseScaled, _share, softmax_rows
 
 __all__ = ["NWIndex", "nw_predict", "nw_weights"]
 
@@ -51,7 +51,8 @@ class NWIndex:
         # Gaussian: exp(-u^2 / 2); polynomial kernels: max(1 - u^2, 0) ** power.
         radial = metric == "euclidean" or (metric == "product" and kern.family == "gaussian")
         self.poly = kern._poly_power if radial and kern.compact else None
-        self.fast = (radial and not sparse.issparse(X_fit)
+        # (not when the coordinates are stored rescaled: a tiny bandwidth, see PairwiseScaled)
+        self.fast = (radial and not sparse.issparse(X_fit) and self.pair.exp2 == 0
                      and (kern.family == "gaussian" or self.poly is not None))
         Z = self.pair.Z
         self.Y = Y
@@ -60,10 +61,9 @@ class NWIndex:
         # rows of Y1^T: numerators and denominator of the fused path as matrix-vector
         # products, several times faster than one GEMM with so few columns
         self.Y1t = np.ascontiguousarray(self.Y1.T)
-        # Local linear fits use centred, unscaled coordinates, so that the normal
-        # equations equal statsmodels' up to a factor and np.linalg.pinv truncates the
-        # same singular values even in near-singular cases.
-        self.C = Z * self.pair.bandwidth if reg_type == "ll" else None
+        # Local linear fits use the scaled coordinates (dimensionless, so the fit does
+        # not depend on the units of X; see local_linear).
+        self.C = Z if reg_type == "ll" else None
         if self.fast:  # A = a u^2 + b from one GEMM of augmented matrices
             self._a, self._b = (-1.0, 1.0) if self.poly else (-0.5, 0.0)
             self.X_aug = np.hstack([Z, np.ones((Z.shape[0], 1)),
@@ -72,6 +72,7 @@ class NWIndex:
         if tree:
             tree_metric = "chebyshev" if metric == "product" else "euclidean"
             self.tree = KDTree(Z, metric=tree_metric)
+            self.tree_radius = float(np.ldexp(kern.radius, -self.pair.exp2))
 
     def row_bytes(self):
         """Bytes of temporaries per query row on the brute path."""
@@ -104,22 +105,27 @@ class NWIndex:
         return A
 
     def log_weights(self, Zq):
-        """Normalised weights in a dense (n_q, n_train) matrix and the empty-row mask."""
+        """Normalised weights in a dense (n_q, n_train) matrix and the empty-row mask.
+
+        A row with no positive weight (no training point in a compact support, or
+        ``u^2`` overflowing for a tiny bandwidth) gets its nearest training point(s),
+        ties sharing the weight equally (:meth:`PairwiseScaled.nearest`).
+        """
         kern = self.kern
         if self.pair.metric == "product" and kern.family != "gaussian":
-            L = self.pair.log_kernel(Zq, kern)
-            return softmax_rows(L, self.pair.sq_dist(Zq) if kern.compact else None)
-        D2 = self.pair.sq_dist(Zq)   # one distance GEMM serves kernel and fallback
-        if not (kern.compact and kern._k_sq is not None):
-            return softmax_rows(kern.log_k_sq(D2), D2 if kern.compact else None)
-        W = kern.k_sq(D2)            # bounded polynomial weights: no log, no max shift
-        s = W.sum(axis=1)
-        empty = ~(s > 0)
+            W, empty = softmax_rows(self.pair.log_kernel(Zq, kern))
+        elif not (kern.compact and kern._k_sq is not None):
+            W, empty = softmax_rows(kern.log_k_sq(self.pair.sq_dist(Zq)))
+        else:
+            W = kern.k_sq(self.pair.sq_dist(Zq))  # bounded polynomial weights: no log
+            s = W.sum(axis=1)
+            empty = ~(s > 0)
+            W /= np.where(empty, 1.0, s)[:, None]
         if empty.any():
-            d = D2[empty]
-            W[empty] = d <= d.min(axis=1, keepdims=True)
-            s[empty] = W[empty].sum(axis=1)
-        W /= s[:, None]
+            W[empty] = _share(self.pair.nearest(Zq[empty]))
+            # A kernel without compact support has every point in it: its nearest-point
+            # weights are the tiny-bandwidth limit, not an empty support.
+            empty &= kern.compact
         return W, empty
 
     def weights(self, Zq):
@@ -162,24 +168,28 @@ class NWIndex:
 
     def tree_weights(self, Zq):
         """Sparse normalised weights from radius queries, and the empty-row mask."""
-        ind, dist = self.tree.query_radius(Zq, r=self.kern.radius, return_distance=True)
+        ind, dist = self.tree.query_radius(Zq, r=self.tree_radius, return_distance=True)
         counts = np.frompyfunc(len, 1, 1)(ind).astype(np.intp)
         cols = np.concatenate(ind).astype(np.intp) if counts.sum() else np.zeros(0, np.intp)
         rows = np.repeat(np.arange(Zq.shape[0]), counts)
-        if self.pair.metric == "product":
-            logk = self.kern.log_k(Zq[rows] - self.pair.Z[cols]).sum(axis=1)
-        else:
-            logk = self.kern.log_k(np.concatenate(dist) if counts.sum() else np.zeros(0))
+        e = self.pair.exp2
+        with np.errstate(over="ignore"):
+            if self.pair.metric == "product":
+                logk = self.kern.log_k(np.ldexp(Zq[rows] - self.pair.Z[cols], e)).sum(axis=1)
+            else:
+                logk = self.kern.log_k(np.ldexp(np.concatenate(dist), e) if counts.sum()
+                                       else np.zeros(0))
         W = sparse.csr_matrix((np.exp(logk), (rows, cols)), shape=(Zq.shape[0], self.pair.n_train))
         W.eliminate_zeros()
         s = np.asarray(W.sum(axis=1)).ravel()
         empty = ~(s > 0)
-        if empty.any():
-            near = self.tree.query(Zq[empty], k=1, return_distance=False)[:, 0]
-            fill = sparse.csr_matrix((np.ones(near.size), (np.flatnonzero(empty), near)),
+        if empty.any():  # the nearest point(s), ties sharing the weight as on the brute path
+            near_rows, near_cols = np.nonzero(self.pair.nearest(Zq[empty]))
+            fill = sparse.csr_matrix((np.ones(near_rows.size),
+                                      (np.flatnonzero(empty)[near_rows], near_cols)),
                                      shape=W.shape)
             W = W + fill
-            s[empty] = 1.0
+            s[empty] = np.bincount(near_rows, minlength=int(empty.sum()))
         return sparse.diags(1.0 / s) @ W, empty
 
     def from_weights(self, W, Zq):
@@ -187,7 +197,7 @@ class NWIndex:
         if self.reg_type == "lc":
             R = np.asarray(W @ self.Y1)
             return R[:, :-1] / R[:, -1:]
-        return local_linear(W, np.asarray(Zq) * self.pair.bandwidth, self.C, self.Y)
+        return local_linear(W, np.asarray(Zq), self.C, self.Y)
 
 
 def _times_columns(W, Y, Yt):
@@ -207,24 +217,35 @@ def _times_columns(W, Y, Yt):
 def local_linear(W, Cq, C, Y):
     """Local linear intercepts: weighted least squares of ``y_i`` on ``[1, x_i - x_q]``.
 
-    Solves the normal equations ``M beta = V`` of every query with
-    ``np.linalg.pinv`` (as statsmodels' ``KernelReg`` does) and returns ``beta_0``.
-    ``W`` (n_q, n_train) may be dense or scipy sparse and need not be normalised.
+    Solved in centred form: with the weighted means ``m`` of the inputs and ``y_bar``
+    of the targets, the slopes are ``b = pinv(S) T`` with ``S = sum_i w_i (x_i - m)
+    (x_i - m)^T`` and ``T = sum_i w_i (x_i - m) y_i^T``, and the intercept is
+    ``y_bar + b^T (x_q - m)``. Where the normal equations are regular this is their
+    solution (statsmodels' ``KernelReg`` solves them with ``np.linalg.pinv``); where the
+    local design is degenerate (one point with weight, e.g. a tiny bandwidth) the
+    minimum-norm slopes are used, so the fit degrades to the local constant one
+    instead of shrinking the intercept towards 0. ``W`` (n_q, n_train) may be dense or
+    scipy sparse and need not be normalised; ``C`` and ``Cq`` are the scaled coordinates.
     """
     c, d = Cq.shape
     if sparse.issparse(W):
         W = W.tocoo()
         rows, cols, w = W.row, W.col, W.data
-        A = np.hstack([np.ones((w.size, 1)), C[cols] - Cq[rows]])       # (nnz, d + 1)
-        S = sparse.csr_matrix((np.ones(w.size), (rows, np.arange(w.size))), shape=(c, w.size))
-        WA = w[:, None] * A
-        M = (S @ (WA[:, :, None] * A[:, None, :]).reshape(w.size, -1)).reshape(c, d + 1, d + 1)
-        V = (S @ (WA[:, :, None] * Y[cols][:, None, :]).reshape(w.size, -1)).reshape(c, d + 1, -1)
+        S1 = sparse.csr_matrix((w, (rows, np.arange(w.size))), shape=(c, w.size))
+        sw = np.asarray(S1.sum(axis=1))                                  # (c, 1)
+        m = (S1 @ C[cols]) / sw                                          # (c, d)
+        y_bar = (S1 @ Y[cols]) / sw                                      # (c, k)
+        D = C[cols] - m[rows]                                            # (nnz, d)
+        S = (S1 @ (D[:, :, None] * D[:, None, :]).reshape(w.size, -1)).reshape(c, d, d)
+        T = (S1 @ (D[:, :, None] * Y[cols][:, None, :]).reshape(w.size, -1)).reshape(c, d, -1)
     else:
-        A = np.concatenate([np.ones((c, C.shape[0], 1)), C[None] - Cq[:, None]], axis=2)
-        WA = (W[:, :, None] * A).transpose(0, 2, 1)                      # (c, d + 1, n)
-        M, V = WA @ A, WA @ Y
-    return (np.linalg.pinv(M) @ V)[:, 0, :]
+        sw = W.sum(axis=1, keepdims=True)
+        m, y_bar = (W @ C) / sw, (W @ Y) / sw
+        D = C[None] - m[:, None]                                         # (c, n, d)
+        WD = (W[:, :, None] * D).transpose(0, 2, 1)                      # (c, d, n)
+        S, T = WD @ D, WD @ Y
+    b = np.linalg.pinv(S / sw[:, :, None]) @ (T / sw[:, :, None])         # (c, d, k)
+    return y_bar + np.einsum("qd,qdk->qk", Cq - m, b)
 
 
 def _query_chunks(index, n_q, working_memory, algorithm):

@@ -13,7 +13,6 @@ Public API: :func:`kernel_log_weights` (what ``nlpfeat.text`` uses) and
 """
 import numpy as np
 from scipy import sparse
-from sklearn.preprocessing import normalize as _l2_normalize
 
 from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
@@ -51,13 +50,55 @@ def check_bandwidth(bandwidth, n_features, metric="euclidean"):
     return h
 
 
+#: Scaled coordinates |z| above this are stored divided by a power of two (see
+#: :class:`PairwiseScaled`), so that squared distances never overflow.
+_MAX_ABS_Z = 2.0**480
+
+
 def _scale(X, h):
     """X / h for a scalar or per-column h, dense or sparse (never in place)."""
+    with np.errstate(over="ignore"):
+        if sparse.issparse(X):
+            if np.ndim(h) == 0:
+                return X.multiply(1.0 / float(h)).tocsr()
+            return (X @ sparse.diags(1.0 / h)).tocsr()
+        return X / h
+
+
+def _l2_normalize(X):
+    """Rows scaled to unit Euclidean norm (zero rows stay zero), at any magnitude.
+
+    Each row is first divided by its largest absolute entry, so that the squares
+    neither underflow nor overflow (scikit-learn's ``normalize`` leaves rows with a
+    norm below ``10 * eps`` unscaled, which breaks cosine's scale invariance).
+    """
     if sparse.issparse(X):
-        if np.ndim(h) == 0:
-            return X.multiply(1.0 / float(h)).tocsr()
-        return (X @ sparse.diags(1.0 / h)).tocsr()
-    return X / h
+        X = sparse.csr_matrix(X, dtype=np.float64, copy=True)
+        top = np.asarray(abs(X).max(axis=1).todense()).ravel()
+        X = sparse.diags(1.0 / np.where(top > 0, top, 1.0)) @ X
+        norm = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        return (sparse.diags(1.0 / np.where(norm > 0, norm, 1.0)) @ X).tocsr()
+    top = np.abs(X).max(axis=1, keepdims=True) if X.size else np.ones((X.shape[0], 1))
+    X = X / np.where(top > 0, top, 1.0)
+    norm = np.sqrt(np.einsum("ij,ij->i", X, X))[:, None]
+    return X / np.where(norm > 0, norm, 1.0)
+
+
+def _ldexp(Z, e):
+    """``Z * 2**e`` exactly (dense or sparse); the identity for ``e == 0``."""
+    if e == 0:
+        return Z
+    with np.errstate(over="ignore"):
+        if sparse.issparse(Z):
+            Z = Z.copy()
+            Z.data = np.ldexp(Z.data, e)
+            return Z
+        return np.ldexp(Z, e)
+
+
+def _max_abs(Z):
+    data = Z.data if sparse.issparse(Z) else Z
+    return float(np.max(np.abs(data))) if data.size else 0.0
 
 
 def _row_sqnorms(Z):
@@ -66,8 +107,22 @@ def _row_sqnorms(Z):
     return np.einsum("ij,ij->i", Z, Z)
 
 
+def _overflow_error(what):
+    return ValueError(
+        f"{what} divided by the bandwidth overflows float64 (the bandwidth is below about "
+        f"1e-300 times the spread of the data); pass a larger bandwidth, or rescale X.")
+
+
 class PairwiseScaled:
     """Training rows prepared once for scaled distances to many query chunks.
+
+    The scaled coordinates are ``z = (x - mean) / h``. When they are so large that
+    their squares would overflow (a bandwidth below about 1e-144 times the spread of
+    the data), they are stored as ``z * 2**-exp2`` (an exact power-of-two rescaling) and
+    :meth:`sq_dist` multiplies back by ``4**exp2``: squared scaled distances then
+    overflow to ``inf`` (a zero kernel weight) instead of giving ``inf - inf = NaN``,
+    while :meth:`near_sq_dist` stays finite and orders the training rows by distance.
+    ``exp2`` is 0 in every ordinary case, where nothing is rescaled.
 
     Parameters
     ----------
@@ -80,33 +135,87 @@ class PairwiseScaled:
         self.metric = metric
         self.bandwidth = np.asarray(bandwidth, dtype=np.float64)
         self.n_train = X_fit.shape[0]
+        self.exp2 = 0
         if metric == "cosine":
             self.center = None
             self.Z = _l2_normalize(X_fit)
         else:
             # Centring keeps ||x||^2 + ||y||^2 - 2 x.y accurate (translation invariant).
             self.center = None if sparse.issparse(X_fit) else X_fit.mean(axis=0)
-            self.Z = _scale(X_fit if self.center is None else X_fit - self.center, self.bandwidth)
+            Z = _scale(X_fit if self.center is None else X_fit - self.center, self.bandwidth)
+            top = _max_abs(Z)
+            if not np.isfinite(top):
+                raise _overflow_error("X")
+            if top > _MAX_ABS_Z:
+                self.exp2 = int(np.frexp(top)[1])
+            self.Z = _ldexp(Z, -self.exp2)
         self.sqn = _row_sqnorms(self.Z)
 
     def query(self, Q):
         """Queries in the same scaled space as the training rows."""
         if self.metric == "cosine":
             return _l2_normalize(Q)
-        return _scale(Q if self.center is None else Q - self.center, self.bandwidth)
+        Zq = _scale(Q if self.center is None else Q - self.center, self.bandwidth)
+        if not np.isfinite(_max_abs(Zq)):
+            raise _overflow_error("The query X")
+        return _ldexp(Zq, -self.exp2)
 
-    def sq_dist(self, Zq):
-        """Squared scaled distances u^2 (n_q, n_train), clipped at 0, for scaled queries."""
+    def near_sq_dist(self, Zq):
+        """Finite squared distances (n_q, n_train) in stored units: they order the rows.
+
+        For "euclidean"/"product" they are the squared scaled distances divided by
+        ``4**exp2``; for "cosine", ``(1 - cos)^2``, whatever the bandwidth.
+        """
         if self.metric == "cosine":
             u = 1.0 - _dense(Zq @ self.Z.T)
             np.maximum(u, 0.0, out=u)
-            u /= self.bandwidth
             return np.square(u, out=u)
         G = _dense(Zq @ self.Z.T)
         G *= -2.0
         G += _row_sqnorms(Zq)[:, None]
         G += self.sqn[None, :]
         return np.maximum(G, 0.0, out=G)
+
+    def to_u2(self, D2):
+        """Squared scaled distances ``u^2`` from :meth:`near_sq_dist` (``inf`` on overflow)."""
+        if self.metric == "cosine":
+            with np.errstate(over="ignore"):
+                u = np.sqrt(D2) / self.bandwidth
+                return np.square(u, out=u)
+        return _ldexp(D2, 2 * self.exp2)
+
+    def sq_dist(self, Zq):
+        """Squared scaled distances u^2 (n_q, n_train), clipped at 0, for scaled queries.
+
+        Entries overflow to ``inf`` (never NaN) for a tiny bandwidth.
+        """
+        if self.metric == "cosine":
+            u = 1.0 - _dense(Zq @ self.Z.T)
+            np.maximum(u, 0.0, out=u)
+            with np.errstate(over="ignore"):
+                u /= self.bandwidth
+                return np.square(u, out=u)
+        return self.to_u2(self.near_sq_dist(Zq))
+
+    def nearest(self, Zq):
+        """Boolean (n_q, n_train) mask of each query's nearest training row(s).
+
+        Dense "euclidean"/"product" rows use distances computed feature by feature
+        (``hypot``: no cancellation, no overflow), and rows whose distances differ by
+        less than the rounding of the centred, scaled coordinates tie and share the
+        weight, whichever algorithm asked. Sparse or cosine rows use
+        :meth:`near_sq_dist` (exact ties).
+        """
+        if self.metric == "cosine" or sparse.issparse(Zq) or sparse.issparse(self.Z):
+            D = self.near_sq_dist(Zq)
+            return D <= D.min(axis=1, keepdims=True)
+        D = np.zeros((Zq.shape[0], self.n_train))
+        for f in range(Zq.shape[1]):  # loop over features, not samples
+            np.hypot(D, Zq[:, f, None] - self.Z[None, :, f], out=D)
+        # |error| of each distance <= sqrt(d) * 2 eps * (|z_q| + |z_i|) (with margin)
+        scale = np.abs(Zq).max(axis=1, keepdims=True) + np.abs(self.Z).max(initial=0.0)
+        tol = 8.0 * np.sqrt(Zq.shape[1]) * np.finfo(np.float64).eps * scale
+        return D <= D.min(axis=1, keepdims=True) + tol
 
     def log_kernel(self, Zq, kern):
         """Unnormalised log kernel (n_q, n_train); -inf outside a compact support."""
@@ -116,7 +225,7 @@ class PairwiseScaled:
                                  "or 'cosine' for sparse input.")
             L = np.zeros((Zq.shape[0], self.n_train))
             for f in range(Zq.shape[1]):  # loop over features, not samples
-                L += kern.log_k(Zq[:, f, None] - self.Z[None, :, f])
+                L += kern.log_k(_ldexp(Zq[:, f, None] - self.Z[None, :, f], self.exp2))
             return L
         return kern.log_k_sq(self.sq_dist(Zq))
 
@@ -202,9 +311,10 @@ def kernel_log_weights(X_query, X_train, *, kernel="gaussian", bandwidth=1.0,
     metric : {"euclidean", "product", "cosine"}, default="euclidean"
     normalize : bool, default=True
         If True, return the log of row-normalised weights (log-sum-exp); a row with no
-        training point inside a compact kernel's support falls back to its nearest
-        training point(s). If False, return the unnormalised ``log K(u)``
-        (``-inf`` outside the support).
+        training point inside a compact kernel's support, or whose weights all underflow
+        (a bandwidth so tiny that ``u^2`` overflows), falls back to its nearest training
+        point(s), ties sharing the weight. If False, return the unnormalised
+        ``log K(u)`` (``-inf`` outside the support or where it underflows).
 
     Returns
     -------
@@ -237,7 +347,18 @@ def kernel_log_weights(X_query, X_train, *, kernel="gaussian", bandwidth=1.0,
     L = prep.log_kernel(Zq, kern)
     if not normalize:
         return L
-    return log_normalize(L, prep.sq_dist(Zq) if kern.compact else None)[0]
+    log_w, empty = log_normalize(L)
+    if empty.any():  # no point in a compact support, or a bandwidth so tiny u^2 overflows
+        with np.errstate(divide="ignore"):
+            log_w[empty] = np.log(_share(prep.nearest(Zq[empty])))
+    return log_w
+
+
+def _share(mask):
+    """Rows of a boolean mask -> equal weights on the True entries."""
+    W = mask.astype(np.float64)
+    W /= W.sum(axis=1, keepdims=True)
+    return W
 
 
 def _as_float(X, name):

@@ -364,7 +364,7 @@ def test_sequence_shape_errors_state_the_expected_shape():
 
 def test_attention_regressor_shape_and_parameter_errors(toy):
     X, y = toy
-    with pytest.raises(ValueError, match="Expected 2D array"):
+    with pytest.raises(ValueError, match="X must be 2-D"):
         AttentionRegressor(max_iter=1).fit(X[:, 0], y)
     with pytest.raises(ValueError, match="score_func"):
         AttentionRegressor("dot").fit(X, y)

@@ -75,7 +75,7 @@ def test_ard_gradient_matches_finite_differences(kernel, metric, loss):
     else:
         Y = np.column_stack([np.sin(X[:, 0]) + X[:, 1], X[:, 2]])
     theta = np.log([2.5]) if metric == "cosine" else np.log([1.5, 2.0, 2.5])
-    args = (X, Y, get_kernel(kernel), metric, loss, 0.003)
+    args = (np.ones_like(theta), X, Y, get_kernel(kernel), metric, loss, 0.003)  # h0 = 1
     err = check_grad(lambda t: _ard_objective(t, *args)[0],
                      lambda t: _ard_objective(t, *args)[1], theta, epsilon=1e-6)
     assert err < 1e-5 * max(1.0, np.abs(_ard_objective(theta, *args)[1]).max())
