@@ -7,7 +7,6 @@ from nlpfeat._chunking import gen_row_chunks
 from nlpfeat._validation import (
     Integral,
     Interval,
-    Options,
     Real,
     StrOptions,
     check_2d,
@@ -17,75 +16,14 @@ from nlpfeat._validation import (
 )
 from nlpfeat.attention._functional import masked_softmax
 from nlpfeat.attention._memory_attention import MemoryAttention, _scores, init_memory_params
-from nlpfeat.attention._optim import Adam, make_schedule
 from nlpfeat.attention._training import (
-    TrainingDivergedError,
-    clear_fitted,
-    split_validation,
-    train,
+    TRAINING_PARAMETER_CONSTRAINTS,
+    fit_with_optimizer,
+    standardise,
+    training_rows,
 )
 
 __all__ = ["AttentionRegressor"]
-
-#: Parameters shared with SequenceAttentionRegressor (optimisation and bookkeeping).
-TRAINING_PARAMETER_CONSTRAINTS = {
-    "learning_rate": [Interval(Real, 0, None, closed="neither")],
-    "batch_size": [Interval(Integral, 1, None, closed="left")],
-    "max_iter": [Interval(Integral, 1, None, closed="left")],
-    "warmup_fraction": [Interval(Real, 0, 1, closed="left")],
-    "early_stopping": ["boolean"],
-    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
-    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
-    "tol": [Interval(Real, 0, None, closed="left")],
-    "random_state": ["random_state"],
-    "verbose": ["verbose"],
-    "dtype": [Options(type, {np.float32, np.float64})],
-}
-
-
-def standardise(A):
-    """Column means and scales (1 where a column is constant), as StandardScaler.
-
-    A column is constant when its standard deviation is within rounding of zero
-    *relative to its magnitude* (``std <= 10 eps max|a|``), so that rescaling the data
-    never turns a varying feature into a constant one.
-    """
-    mean = A.mean(axis=0)
-    scale = A.std(axis=0)
-    size = np.abs(A).max(axis=0) if len(A) else np.zeros_like(scale)
-    varies = scale > 10 * np.finfo(A.dtype).eps * size
-    return mean, np.where(varies, scale, 1.0).astype(A.dtype)
-
-
-def training_rows(estimator, n_samples, rng):
-    """(train_idx, val_idx or None) as the estimator's early-stopping settings ask."""
-    if estimator.early_stopping:
-        return split_validation(n_samples, estimator.validation_fraction, rng)
-    return np.arange(n_samples), None
-
-
-def fit_with_optimizer(estimator, model, train_idx, val_idx, rng, max_grad_norm=None):
-    """Run the shared training loop with Adam and the warm-up schedule; set the curves.
-
-    On a diverging loss every fitted attribute is removed before the error propagates.
-    """
-    batch_size = max(1, min(estimator.batch_size, len(train_idx)))
-    total = estimator.max_iter * -(-len(train_idx) // batch_size)
-    schedule = make_schedule("linear_warmup", total, estimator.warmup_fraction)
-    optimizer = Adam(model.params, lr=estimator.learning_rate, lr_schedule=schedule)
-    try:
-        stats = train(model, optimizer, train_idx=train_idx, val_idx=val_idx,
-                      batch_size=batch_size, max_iter=estimator.max_iter,
-                      n_iter_no_change=estimator.n_iter_no_change, tol=estimator.tol,
-                      rng=rng, max_grad_norm=max_grad_norm, verbose=estimator.verbose,
-                      name=type(estimator).__name__)
-    except TrainingDivergedError:
-        clear_fitted(estimator)
-        raise
-    estimator.loss_curve_ = stats["loss_curve"]
-    estimator.validation_loss_curve_ = stats["validation_loss_curve"]
-    estimator.n_iter_, estimator.t_ = stats["n_iter"], stats["t"]
-
 
 class AttentionRegressor(RegressorMixin, BaseEstimator):
     """Learned attention over the training set: parametric Nadaraya-Watson regression.
@@ -106,7 +44,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     n_heads : int, default=1
         Attention heads, each with its own scoring parameters.
     d_k : int, default=None
-        Projection width per head; None means ``n_features`` for ``"gaussian"`` and 16
+        Projection width per head; None means ``n_features`` for ``"gaussian"`` and 8
         otherwise.
     value_head : bool, default=True
         Learn the mixing weights (and a bias) of the heads' outputs. False averages the
@@ -115,19 +53,20 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         Adam's step size (after warm-up).
     batch_size : int, default=32
         Queries per step (at most the number of training samples).
-    max_iter : int, default=100
-        Epochs at most.
+    max_iter : int, default=200
+        Epochs at most (early stopping usually ends training well before).
     warmup_fraction : float, default=0.0
         Fraction of the ``max_iter * steps_per_epoch`` steps over which the learning rate
         rises linearly from 0 to ``learning_rate`` (then constant).
-    early_stopping : bool, default=False
+    early_stopping : bool or "auto", default="auto"
         Hold out ``validation_fraction`` of the data, stop when its loss stops improving
         and restore the best parameters. Validation queries attend over the other rows.
+        ``"auto"`` does so from 20 samples on.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=10
         Epochs without an improvement of ``tol`` before stopping.
     tol : float, default=1e-4
-    max_memory : int, default=2048
+    max_memory : int, default=256
         Memory slots each training step attends over. With more training samples, every
         step draws a fresh random subset of this size (a cost of ``batch_size *
         max_memory`` scores per step instead of ``batch_size * n_samples``). Prediction
@@ -207,9 +146,9 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     }
 
     def __init__(self, score_func="gaussian", *, n_heads=1, d_k=None, value_head=True,
-                 learning_rate=1e-2, batch_size=32, max_iter=100, warmup_fraction=0.0,
-                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-4, max_memory=2048, working_memory=None, random_state=None,
+                 learning_rate=1e-2, batch_size=32, max_iter=200, warmup_fraction=0.0,
+                 early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
+                 tol=1e-4, max_memory=256, working_memory=None, random_state=None,
                  verbose=0, dtype=np.float64):
         self.score_func = score_func
         self.n_heads = n_heads
@@ -255,7 +194,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         self.X_mean_, self.X_scale_ = standardise(X)
         self.y_mean_, self.y_scale_ = standardise(Y)
         Xs, Ys = (X - self.X_mean_) / self.X_scale_, (Y - self.y_mean_) / self.y_scale_
-        d_k = self.d_k or (X.shape[1] if self.score_func == "gaussian" else 16)
+        d_k = self.d_k or (X.shape[1] if self.score_func == "gaussian" else 8)
         params = init_memory_params(self.score_func, X.shape[1], Y.shape[1], self.n_heads,
                                     d_k, min(len(X), self.max_memory), rng, self.dtype)
         train_idx, val_idx = training_rows(self, len(X), rng)

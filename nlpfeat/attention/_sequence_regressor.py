@@ -14,7 +14,7 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat.attention._attention_regressor import (
+from nlpfeat.attention._training import (
     TRAINING_PARAMETER_CONSTRAINTS,
     fit_with_optimizer,
     standardise,

@@ -15,9 +15,11 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from nlpfeat.attention._optim import clip_grad_norm
+from nlpfeat._validation import Integral, Interval, Options, Real, StrOptions
+from nlpfeat.attention._optim import Adam, clip_grad_norm, make_schedule
 
-__all__ = ["TrainingDivergedError", "clear_fitted", "split_validation", "train"]
+__all__ = ["TRAINING_PARAMETER_CONSTRAINTS", "TrainingDivergedError", "clear_fitted",
+           "fit_with_optimizer", "split_validation", "standardise", "train", "training_rows"]
 
 
 class TrainingDivergedError(ValueError, FloatingPointError):
@@ -161,3 +163,70 @@ class _Monitor:
         if self.best_params is not None:
             for k, v in self.best_params.items():
                 self.model.params[k][...] = v
+
+
+#: Parameters shared with SequenceAttentionRegressor (optimisation and bookkeeping).
+TRAINING_PARAMETER_CONSTRAINTS = {
+    "learning_rate": [Interval(Real, 0, None, closed="neither")],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "warmup_fraction": [Interval(Real, 0, 1, closed="left")],
+    "early_stopping": ["boolean", StrOptions({"auto"})],
+    "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+    "dtype": [Options(type, {np.float32, np.float64})],
+}
+
+
+def standardise(A):
+    """Column means and scales (1 where a column is constant), as StandardScaler.
+
+    A column is constant when its standard deviation is within rounding of zero
+    *relative to its magnitude* (``std <= 10 eps max|a|``), so that rescaling the data
+    never turns a varying feature into a constant one.
+    """
+    mean = A.mean(axis=0)
+    scale = A.std(axis=0)
+    size = np.abs(A).max(axis=0) if len(A) else np.zeros_like(scale)
+    varies = scale > 10 * np.finfo(A.dtype).eps * size
+    return mean, np.where(varies, scale, 1.0).astype(A.dtype)
+
+
+#: ``early_stopping="auto"`` holds out a validation split from this many samples on.
+AUTO_EARLY_STOPPING_MIN_SAMPLES = 20
+
+
+def training_rows(estimator, n_samples, rng):
+    """(train_idx, val_idx or None) as the estimator's early-stopping settings ask."""
+    early = estimator.early_stopping
+    if early == "auto":
+        early = n_samples >= AUTO_EARLY_STOPPING_MIN_SAMPLES
+    if early:
+        return split_validation(n_samples, estimator.validation_fraction, rng)
+    return np.arange(n_samples), None
+
+
+def fit_with_optimizer(estimator, model, train_idx, val_idx, rng, max_grad_norm=None):
+    """Run the shared training loop with Adam and the warm-up schedule; set the curves.
+
+    On a diverging loss every fitted attribute is removed before the error propagates.
+    """
+    batch_size = max(1, min(estimator.batch_size, len(train_idx)))
+    total = estimator.max_iter * -(-len(train_idx) // batch_size)
+    schedule = make_schedule("linear_warmup", total, estimator.warmup_fraction)
+    optimizer = Adam(model.params, lr=estimator.learning_rate, lr_schedule=schedule)
+    try:
+        stats = train(model, optimizer, train_idx=train_idx, val_idx=val_idx,
+                      batch_size=batch_size, max_iter=estimator.max_iter,
+                      n_iter_no_change=estimator.n_iter_no_change, tol=estimator.tol,
+                      rng=rng, max_grad_norm=max_grad_norm, verbose=estimator.verbose,
+                      name=type(estimator).__name__)
+    except TrainingDivergedError:
+        clear_fitted(estimator)
+        raise
+    estimator.loss_curve_ = stats["loss_curve"]
+    estimator.validation_loss_curve_ = stats["validation_loss_curve"]
+    estimator.n_iter_, estimator.t_ = stats["n_iter"], stats["t"]

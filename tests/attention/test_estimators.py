@@ -174,7 +174,35 @@ def test_early_stopping_records_validation_curve(toy):
                              random_state=0).fit(X, y)
     assert len(reg.validation_loss_curve_) == reg.n_iter_ == len(reg.loss_curve_)
     assert reg.n_iter_ < 50
-    assert AttentionRegressor(max_iter=2).fit(X, y).validation_loss_curve_ is None
+    assert AttentionRegressor(max_iter=2, early_stopping=False).fit(
+        X, y).validation_loss_curve_ is None
+
+
+def test_auto_early_stopping_from_twenty_samples(toy):
+    X, y = toy
+    assert len(X) >= 20
+    assert AttentionRegressor(max_iter=2).fit(X, y).validation_loss_curve_ is not None
+    small = AttentionRegressor(max_iter=2).fit(X[:19], y[:19])
+    assert small.validation_loss_curve_ is None
+
+
+def test_defaults_fit_tabular_data_in_seconds_without_a_warning():
+    # The case: additive score, 4 heads, scikit-learn's diabetes data (354 rows
+    # to fit). Before: 100 epochs over 2048-slot memories, R^2 -0.35 and a
+    # ConvergenceWarning; now early stopping ends it after ~20 epochs (no timing asserted).
+    import warnings
+
+    from sklearn.datasets import load_diabetes
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_diabetes(return_X_y=True)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=88, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        reg = AttentionRegressor("additive", n_heads=4, random_state=0).fit(Xtr, ytr)
+    assert reg.n_iter_ < reg.max_iter
+    assert reg.score(Xte, yte) > 0.2
 
 
 def test_verbose_shows_a_progress_bar_with_the_loss(toy, capsys):
