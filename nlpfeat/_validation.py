@@ -5,7 +5,6 @@ re-exported from here, so that a scikit-learn release that moves a private helpe
 this file only. Shared checks that several estimators need (finite arrays, document
 streams, optional dependencies) live here once.
 """
-from collections.abc import Iterable
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,7 +31,6 @@ __all__ = [
     "check_array",
     "check_finite",
     "check_is_fitted",
-    "check_positive",
     "fit_context",
     "import_optional",
     "validate_data",
@@ -108,22 +106,6 @@ def check_2d(X, name="X", shape="(n_samples, n_features)", fix=None):
                      f"shape {arr.shape}. {fix}")
 
 
-def check_positive(value, name, *, allow_array=True):
-    """Validate a strictly positive finite scalar (or array of them) such as a bandwidth.
-
-    Returns the value as float or float64 ndarray; raises ValueError saying what was wrong.
-    """
-    arr = np.asarray(value, dtype=np.float64)
-    if arr.ndim > 1 or (arr.ndim == 1 and not allow_array):
-        raise ValueError(f"{name} must be a positive number; got an array of shape {arr.shape}.")
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(
-            f"{name} must be strictly positive and finite; got {value!r}. "
-            f"Pass a value > 0."
-        )
-    return float(arr) if arr.ndim == 0 else arr
-
-
 def import_optional(module, extra, caller):
     """Import an optional dependency or raise ImportError naming the extra to install.
 
@@ -148,6 +130,3 @@ def import_optional(module, extra, caller):
         ) from exc
 
 
-def is_iterable_of_str(obj):
-    """True for an iterable (not a str/bytes) whose first element is a str."""
-    return isinstance(obj, Iterable) and not isinstance(obj, (str, bytes))

@@ -14,7 +14,7 @@ import sys
 from nlpfeat import __version__
 from nlpfeat._corpus import split_lines
 
-TOKENIZERS = ("regexp", "treebank", "wordpunct", "whitespace", "char", "jieba")
+from nlpfeat.text._tokenize import TOKENIZERS
 
 
 class UsageError(Exception):

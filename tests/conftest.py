@@ -16,3 +16,25 @@ except ImportError:  # pragma: no cover - the environment variables above still 
     pass
 else:
     threadpool_limits(1)
+
+
+def _assert_search_picked_the_best(search):
+    """``best_params_`` is the candidate with the highest mean test score (the first of
+    tied ones, as scikit-learn ranks), recomputed from ``cv_results_``."""
+    import numpy as np
+
+    means = np.asarray(search.cv_results_["mean_test_score"], dtype=float)
+    assert np.isfinite(means).all(), means
+    best = int(np.argmax(means))
+    assert search.best_index_ == best
+    assert search.best_params_ == search.cv_results_["params"][best]
+    assert np.isclose(search.best_score_, means[best])
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def assert_best_is_argmax():
+    """Check a fitted search's choice against its own cross-validation table."""
+    return _assert_search_picked_the_best
