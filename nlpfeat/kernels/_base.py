@@ -1,6 +1,7 @@
 """Shared fitting logic of the Nadaraya-Watson estimators (parameters, bandwidth, queries)."""
 import contextlib
 import warnings
+import weakref
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -141,17 +142,39 @@ class NadarayaWatsonMixin:
         if not n_empty:
             return out
         kern = self._index.kern
-        msg = (f"{n_empty} of {X.shape[0]} queries have no training point within the "
-               f"support of the {kern.name!r} kernel (bandwidth={self.bandwidth_!r})")
         if self.on_empty == "raise":
-            raise ValueError(msg + "; increase the bandwidth or set on_empty to 'nearest', "
-                             "'mean' or 'nan'.")
+            raise ValueError(
+                f"{n_empty} of {X.shape[0]} queries have no training point within the "
+                f"support of the {kern.name!r} kernel ({_describe(self.bandwidth_)}); use a "
+                f"larger bandwidth, or set on_empty to 'nearest', 'mean' or 'nan'.")
         if self.on_empty == "nearest":
-            warnings.warn(msg + "; they get their nearest training point. Increase the "
-                          "bandwidth or set on_empty to silence this.", EmptySupportWarning,
-                          stacklevel=3)
+            # Once per fit (however many predictions meet it), one short line; the
+            # counts ride on the warning object.
+            if self._index in _WARNED:
+                return out
+            _WARNED.add(self._index)
+            warning = EmptySupportWarning(
+                f"some queries have no training point within the support of the "
+                f"{kern.name!r} kernel ({_describe(self.bandwidth_)}) and get their nearest "
+                f"training point. A larger bandwidth, bandwidth='loo' or a kernel without "
+                f"compact support (e.g. 'gaussian') avoids it; to silence it, "
+                f"warnings.filterwarnings('ignore', category=EmptySupportWarning).")
+            warning.n_empty, warning.n_queries = n_empty, X.shape[0]
+            warnings.warn(warning, stacklevel=3)
             return out
         return _fill_empty(out, empty, self.on_empty, self._y_mean, weights)
+
+
+#: Fitted indexes whose predictions already warned of an empty support (once per fit).
+_WARNED = weakref.WeakSet()
+
+
+def _describe(bandwidth):
+    """A short description of a fitted bandwidth for messages (no long arrays)."""
+    arr = np.asarray(bandwidth, dtype=np.float64)
+    if arr.ndim == 0 or arr.size == 1:
+        return f"bandwidth {float(arr.ravel()[0]):.3g}"
+    return f"per-feature bandwidths {float(arr.min()):.3g} to {float(arr.max()):.3g}"
 
 
 def _fill_empty(out, empty, policy, y_mean, weights):

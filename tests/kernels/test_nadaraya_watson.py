@@ -143,11 +143,12 @@ def test_on_empty_policies():
     X, y = np.array([[0.0], [1.0], [2.0]]), np.array([1.0, 2.0, 6.0])
     Xq = np.array([[0.1], [10.0], [-7.0]])
     make = lambda p: NadarayaWatsonRegressor("epanechnikov", 0.5, on_empty=p).fit(X, y)  # noqa
-    with pytest.warns(EmptySupportWarning, match="2 of 3 queries have no training point"):
+    with pytest.warns(EmptySupportWarning, match="some queries have no training point") as rec:
         np.testing.assert_allclose(make("nearest").predict(Xq), [1.0, 6.0, 1.0])
+    assert (rec[0].message.n_empty, rec[0].message.n_queries) == (2, 3)
     np.testing.assert_allclose(make("mean").predict(Xq), [1.0, 3.0, 3.0])
     assert np.isnan(make("nan").predict(Xq)[1:]).all()
-    with pytest.raises(ValueError, match="2 of 3 queries.*increase the bandwidth"):
+    with pytest.raises(ValueError, match="2 of 3 queries.*larger bandwidth"):
         make("raise").predict(Xq)
     np.testing.assert_allclose(make("mean").attention_weights(Xq).toarray()[1], [1 / 3] * 3)
 
@@ -284,3 +285,33 @@ def test_map_chunks_keeps_order_and_rejects_zero_jobs():
     assert map_chunks(lambda rows: rows.start, chunks, n_jobs=2) == list(range(0, 30, 3))
     with pytest.raises(ValueError, match="n_jobs"):
         map_chunks(lambda rows: rows.start, chunks, n_jobs=0)
+
+
+def test_empty_support_warns_once_per_fit_in_one_short_line():
+    # A grid search predicts many folds; the warning must not flood the console, must not
+    # print bandwidth arrays, and its advice must not change results (on_empty would).
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np
+from sklearn.model_selection import GridSearchCV
+from nlpfeat.datasets import make_nw_regression
+from nlpfeat.kernels import NadarayaWatsonRegressor
+X, y = make_nw_regression(60, random_state=0)
+GridSearchCV(NadarayaWatsonRegressor('epanechnikov', metric='product'),
+             {'bandwidth': [[0.05], [0.06]]}, cv=5).fit(X, y)
+"""
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stderr
+    lines = [line for line in err.splitlines() if "EmptySupportWarning" in line]
+    assert 1 <= len(lines) <= 10, err     # at most once per fit: 2 candidates x 5 folds
+    assert "array(" not in err and "on_empty to silence" not in err
+    assert "filterwarnings" in err
+    X, y = make_nw_regression(30, random_state=0)
+    reg = NadarayaWatsonRegressor("epanechnikov", 0.02).fit(X, y)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            reg.predict(np.linspace(-1, 6, 50)[:, None])
+    assert len([w for w in seen if w.category is EmptySupportWarning]) == 1
