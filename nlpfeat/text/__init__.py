@@ -12,6 +12,7 @@ from nlpfeat.text._collocations import Collocations
 from nlpfeat.text._cooccurrence import cooccurrence
 from nlpfeat.text._embedding import PMIEmbedding
 from nlpfeat.text._esa import ExplicitSemanticAnalysis
+from nlpfeat.text._similarity_ensemble import SimilarityEnsemble
 from nlpfeat.text._lowbow import LocallyWeightedBagOfWords
 from nlpfeat.text._pmi import pmi
 from nlpfeat.text._pooling import KernelAttentionPooling
@@ -28,6 +29,7 @@ __all__ = [
     "LocallyWeightedBagOfWords",
     "PMIEmbedding",
     "PositionalBagOfWords",
+    "SimilarityEnsemble",
     "TfidfVectorizer",
     "TopicModel",
     "coherence_scorer",
