@@ -37,6 +37,7 @@ import time
 from itertools import combinations
 
 import numpy as np
+from scipy.stats import rankdata
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
@@ -139,9 +140,10 @@ def pearson_rows(M, y):
     return (Mc @ yc) / (np.linalg.norm(Mc, axis=1) * np.linalg.norm(yc))
 
 
-def pair_splits(n_splits, seed=0):
+def pair_splits(n_pairs, n_splits, seed=0):
+    """Random halvings (A, B) of ``range(n_pairs)``."""
     rng = np.random.RandomState(seed)
-    n = len(UPPER[0])
+    n = n_pairs
     return [np.split(rng.permutation(n), [n // 2]) for _ in range(n_splits)]
 
 
@@ -157,13 +159,18 @@ def document_splits(n_splits, seed=0):
     return out
 
 
-def held_out(candidates, human, splits):
+def spearman_rows(M, y):
+    """Spearman correlation of each row of ``M`` with ``y`` (Pearson of the ranks)."""
+    return pearson_rows(rankdata(M, axis=1), rankdata(y))
+
+
+def held_out(candidates, human, splits, score_rows=pearson_rows):
     """Held-out correlations: per split, the best row on A scored on B; and the choices."""
     scores, chosen = [], []
     for a, b in splits:
         M = candidates(a)
-        best = int(np.argmax(pearson_rows(M[:, a], human[a])))
-        scores.append(pearson_rows(M[best:best + 1, b], human[b])[0])
+        best = int(np.argmax(score_rows(M[:, a], human[a])))
+        scores.append(score_rows(M[best:best + 1, b], human[b])[0])
         chosen.append(best)
     return np.asarray(scores), chosen
 
@@ -188,18 +195,20 @@ def ensemble_candidates(pool, sizes):
     return candidates, [" + ".join(names[i] for i in c) for c in combos]
 
 
-def evaluate(family, human, splits, doc_splits):
+def evaluate(family, human, splits, doc_splits, score_rows=pearson_rows):
     names = list(family)
     M = np.vstack([family[n] for n in names])
-    return summarise(fixed(M), names, human, splits, doc_splits)
+    return summarise(fixed(M), names, human, splits, doc_splits, score_rows)
 
 
-def summarise(candidates, names, human, splits, doc_splits):
+def summarise(candidates, names, human, splits, doc_splits, score_rows=pearson_rows):
+    """All-pairs score of the best setting, held-out scores over pair / document splits."""
     everything = np.arange(len(human))
-    all_scores = pearson_rows(candidates(everything), human)
+    all_scores = score_rows(candidates(everything), human)
     best = int(np.argmax(all_scores))
-    pair_scores, chosen = held_out(candidates, human, splits)
-    doc_scores, _ = held_out(candidates, human, doc_splits)
+    pair_scores, chosen = held_out(candidates, human, splits, score_rows)
+    doc_scores = (held_out(candidates, human, doc_splits, score_rows)[0] if doc_splits
+                  else np.full(1, np.nan))
     most = max(set(chosen), key=chosen.count)
     return dict(all=all_scores[best], best=names[best], n=len(names), pairs=pair_scores,
                 docs=doc_scores, chosen=f"{names[most]} ({chosen.count(most)}/{len(chosen)})")
@@ -233,7 +242,7 @@ def main(argv=None):
             bg, test, [50] if args.quick else [50, 100, 200])
     models_seconds = time.perf_counter() - start
 
-    splits, doc_splits = pair_splits(n_splits), document_splits(n_splits)
+    splits, doc_splits = pair_splits(len(human), n_splits), document_splits(n_splits)
     rows = {name: evaluate(family, human, splits, doc_splits)
             for name, family in families.items()}
     singles = {f"{name.split(',')[0]}: {setting}": sims for name, family in families.items()
