@@ -143,3 +143,21 @@ def test_score_checks_y():
         ens.score(pairs, [1.0])
     with pytest.raises(ValueError, match="constant"):
         ens.score(pairs, [1.0, 1.0])
+
+
+def test_without_corpus_members_fit_on_the_pairs_documents_and_moments_on_train_pairs(lee):
+    data, pairs = lee
+    train, test = pairs[:600], pairs[600:]
+    ens = SimilarityEnsemble([("tfidf", TfidfVectorizer(**TEXT))]).fit(train)
+    docs = list(dict.fromkeys(doc for pair in train for doc in pair))
+    assert ens.models_[0][1].vocabulary_ == TfidfVectorizer(**TEXT).fit(docs).vocabulary_
+    vec = TfidfVectorizer(**TEXT).fit(docs)
+
+    def cos(ps):
+        return np.array([(normalize(vec.transform([a])) @ normalize(vec.transform([b])).T)
+                         .toarray()[0, 0] for a, b in ps])
+
+    train_cos = cos(train)
+    np.testing.assert_allclose(ens.predict(test[:20]),
+                               (cos(test[:20]) - train_cos.mean()) / train_cos.std(),
+                               atol=1e-12)
