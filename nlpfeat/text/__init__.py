@@ -11,6 +11,8 @@ from nlpfeat.text._coherence import coherence_scorer, topic_coherence
 from nlpfeat.text._collocations import Collocations
 from nlpfeat.text._cooccurrence import cooccurrence
 from nlpfeat.text._embedding import PMIEmbedding
+from nlpfeat.text._esa import ExplicitSemanticAnalysis
+from nlpfeat.text._similarity_ensemble import SimilarityEnsemble
 from nlpfeat.text._lowbow import LocallyWeightedBagOfWords
 from nlpfeat.text._pmi import pmi
 from nlpfeat.text._pooling import KernelAttentionPooling
@@ -22,10 +24,12 @@ from nlpfeat.text.tokenize import get_stemmer, get_stop_words, get_tokenizer
 __all__ = [
     "BagOfWords",
     "Collocations",
+    "ExplicitSemanticAnalysis",
     "KernelAttentionPooling",
     "LocallyWeightedBagOfWords",
     "PMIEmbedding",
     "PositionalBagOfWords",
+    "SimilarityEnsemble",
     "TfidfVectorizer",
     "TopicModel",
     "coherence_scorer",

@@ -184,6 +184,12 @@ class GensimTopicBackend:
         out[: len(u)] = u[: self.n_topics]
         return out
 
+    @property
+    def singular_values_(self):
+        s = np.zeros(self.n_topics)                         # zero beyond the rank, as above
+        s[: len(self.model.projection.s)] = self.model.projection.s[: self.n_topics]
+        return s
+
     def _gamma(self, X):
         with _fixed_draws(self.model) as model:
             return model.inference(to_bow(X))[0]

@@ -47,6 +47,10 @@ class SklearnTopicBackend:
     def components_(self):
         return self.model.components_
 
+    @property
+    def singular_values_(self):
+        return self.model.singular_values_
+
     def transform(self, X):
         return self.model.transform(X)
 
