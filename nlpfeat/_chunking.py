@@ -1,9 +1,11 @@
 """Working-memory budget -> row batches, for every query-by-train computation.
 
 ``working_memory`` has scikit-learn's meaning: the number of MiB that one chunk of
-temporary arrays may take. ``None`` means nlpfeat's own default,
-:data:`DEFAULT_WORKING_MEMORY`, chosen by measurement (see ``benchmarks/RESULTS.md``):
-chunks that stay in the CPU cache run faster than large ones.
+temporary arrays may take. ``None`` follows scikit-learn's configuration
+(``sklearn.set_config(working_memory=...)`` or ``sklearn.config_context``) when the user
+has changed it from scikit-learn's own default (1024 MiB); otherwise it means nlpfeat's
+default, :data:`DEFAULT_WORKING_MEMORY`, chosen by measurement (see
+``benchmarks/RESULTS.md``): chunks that stay in the CPU cache run faster than large ones.
 """
 from concurrent.futures import ThreadPoolExecutor
 
@@ -12,12 +14,39 @@ from joblib import effective_n_jobs
 from threadpoolctl import ThreadpoolController
 
 __all__ = ["DEFAULT_WORKING_MEMORY", "blas_threads", "chunk_n_rows", "gen_row_chunks",
-           "map_chunks"]
+           "map_chunks", "resolve_working_memory"]
 
 _CONTROLLER = []     # one ThreadpoolController, made on first use (inspecting costs ~3 ms)
 
-#: MiB per chunk when the estimator's ``working_memory`` is None.
+#: MiB per chunk when the estimator's ``working_memory`` is None and scikit-learn's
+#: configuration is at its default.
 DEFAULT_WORKING_MEMORY = 4.0
+#: scikit-learn's own default ``working_memory`` (MiB): a configuration still at this value
+#: is taken as unset.
+SKLEARN_DEFAULT_WORKING_MEMORY = 1024
+
+
+def resolve_working_memory(working_memory=None):
+    """MiB per chunk: the estimator's value, else scikit-learn's configuration if the user
+    set one, else :data:`DEFAULT_WORKING_MEMORY`.
+
+    Examples
+    --------
+    >>> import sklearn
+    >>> resolve_working_memory(16), resolve_working_memory(None)
+    (16, 4.0)
+    >>> with sklearn.config_context(working_memory=64):
+    ...     resolve_working_memory(None)
+    64
+    """
+    if working_memory is not None:
+        return working_memory
+    from sklearn import get_config
+
+    configured = get_config().get("working_memory", SKLEARN_DEFAULT_WORKING_MEMORY)
+    if configured is not None and configured != SKLEARN_DEFAULT_WORKING_MEMORY:
+        return configured
+    return DEFAULT_WORKING_MEMORY
 
 
 def chunk_n_rows(row_bytes, n_rows, working_memory=None):
@@ -31,8 +60,7 @@ def chunk_n_rows(row_bytes, n_rows, working_memory=None):
     >>> chunk_n_rows(row_bytes=8 * 1000, n_rows=10_000, working_memory=1)
     131
     """
-    if working_memory is None:
-        working_memory = DEFAULT_WORKING_MEMORY
+    working_memory = resolve_working_memory(working_memory)
     if not np.isfinite(working_memory) or working_memory <= 0:
         raise ValueError(
             f"working_memory must be a positive number of MiB; got {working_memory!r}."

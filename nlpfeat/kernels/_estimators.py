@@ -37,7 +37,8 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         an array of shape (n_grid, n_features) -> per-feature bandwidths.
     working_memory : float, default=None
         MiB that the temporaries of one query chunk may take (scikit-learn's meaning);
-        None -> ``nlpfeat._chunking.DEFAULT_WORKING_MEMORY``. It changes only how many
+        None follows scikit-learn's ``working_memory`` configuration when set, else
+        nlpfeat's measured default (4 MiB). It changes only how many
         query rows one BLAS call processes, which may change the order of its sums:
         predictions and ``loo_scores_`` move by rounding only (at most a few
         ``n_samples * 1e-16`` relative for ``reg_type="lc"``; for ``"ll"`` amplified by

@@ -315,3 +315,21 @@ GridSearchCV(NadarayaWatsonRegressor('epanechnikov', metric='product'),
         for _ in range(3):
             reg.predict(np.linspace(-1, 6, 50)[:, None])
     assert len([w for w in seen if w.category is EmptySupportWarning]) == 1
+
+
+def test_working_memory_none_follows_scikit_learns_configuration():
+    import sklearn
+
+    import nlpfeat._chunking as chunking
+
+    assert chunking.resolve_working_memory(None) == chunking.DEFAULT_WORKING_MEMORY
+    assert chunking.chunk_n_rows(2**20, 100) == 4
+    with sklearn.config_context(working_memory=7):
+        assert chunking.resolve_working_memory(None) == 7
+        assert chunking.chunk_n_rows(2**20, 100) == 7
+        assert chunking.resolve_working_memory(2) == 2   # the estimator's value wins
+    X, y = make_nw_regression(200, random_state=0)
+    reg = NadarayaWatsonRegressor(bandwidth=0.3).fit(X, y)
+    expected = reg.predict(X)
+    with sklearn.config_context(working_memory=0.01):   # many small chunks
+        np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-12)
