@@ -12,6 +12,8 @@ in a reference corpus. Röder et al. (2015) split every measure into four steps,
 3. *confirmation* -- a log-ratio per pair, or the cosine of NPMI context vectors (``c_v``);
 4. *aggregation* -- the arithmetic mean over the pairs of a topic.
 """
+from collections.abc import Iterable
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -183,7 +185,7 @@ def _confirm(measure, p, p_joint):
 @validate_params(
     {
         "topics": ["array-like"],
-        "corpus": ["array-like", "sparse matrix"],
+        "corpus": ["array-like", "sparse matrix", Iterable],
         "measure": [StrOptions(set(DEFAULT_WINDOW_SIZE))],
         "vocabulary": [dict, "array-like", None],
         "window_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
