@@ -196,7 +196,8 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         ``input="tokens"`` only ``lowercase``, ``stop_words`` and ``stemmer`` apply. Pass
         ``lowercase=False`` for case-sensitive embeddings.
     working_memory : float or None, default=None
-        MiB that one chunk of token vectors may use (None: the package default).
+        MiB that one chunk of token vectors may use (None: the package default); a
+        document longer than that is read span by span.
 
     Attributes
     ----------
