@@ -18,7 +18,7 @@ from collections.abc import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from nlpfeat._validation import Integral, Interval, StrOptions, validate_params
+from nlpfeat._validation import Integral, Interval, StrOptions, check_finite, validate_params
 from nlpfeat.text._cooccurrence import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
@@ -101,6 +101,7 @@ def _document_matrix(X, relevant):
     """Boolean document x relevant-word matrix (CSR float64) of a count/weight matrix."""
     X = sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X))
     B = X[:, relevant]
+    check_finite(B, "corpus")              # NaN != 0 would count as an occurrence
     B = sp.csr_array((B != 0).astype(np.float64))
     return B, X.shape[0]
 

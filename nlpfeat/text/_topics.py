@@ -29,6 +29,7 @@ from nlpfeat.text._vocabulary import check_vocabulary, count_matrix, terms_in_co
 __all__ = ["TopicModel"]
 
 _BACKENDS = {"gensim": GensimTopicBackend, "sklearn": SklearnTopicBackend}
+_LSI_MAX_VALUE = 1e150    # gensim's LSI squares X's values: beyond ~1e154 they overflow
 
 
 def _is_tokens(X):
@@ -233,6 +234,12 @@ class TopicModel(TransformerMixin, BaseEstimator):
             raise ValueError(f"n_topics={self.n_topics} exceeds the vocabulary size "
                              f"(n_features={n_features}); choose n_topics <= {n_features} "
                              f"or keep more words (e.g. a lower min_df in the vectorizer).")
+        if (self.method == "lsi" and self.backend == "gensim" and X.nnz
+                and np.abs(X.data).max() > _LSI_MAX_VALUE):
+            raise ValueError(f"X holds values up to {np.abs(X.data).max():.3g}, too large for "
+                             f"gensim's LsiModel (its products overflow float64 to inf); "
+                             f"rescale X (e.g. divide by its largest value) or use "
+                             f"backend='sklearn'.")
         limit = min(n_samples, n_features)
         if self.method == "lsi" and self.n_topics > limit:
             raise ValueError(f"method='lsi' finds at most min(n_samples={n_samples}, "

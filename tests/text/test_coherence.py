@@ -197,6 +197,8 @@ def test_errors():
         topic_coherence([["a", "b"]], [["a", "b"]], window_size=0)
     with pytest.raises(ValueError, match="no documents"):
         topic_coherence([["a", "b"]], [], window_size=None)
+    with pytest.raises(ValueError, match="Input corpus contains 1 NaN"):
+        topic_coherence([[0, 1]], np.array([[np.nan, 1.0], [1.0, 1.0]]))
 
 
 @pytest.mark.parametrize("measure", MEASURES)

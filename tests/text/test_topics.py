@@ -243,6 +243,8 @@ def test_perplexity_gensim(lee):
     ({"n_topics": 2}, -np.ones((3, 4)), ValueError, "Negative values.*method='lsi'"),
     ({"n_topics": 3, "method": "lsi"}, np.ones((2, 4)), ValueError, r"min\(n_samples"),
     ({"n_topics": 2}, ["a text", "another text"], TypeError, "not raw strings.*BagOfWords"),
+    ({"n_topics": 2, "method": "lsi"}, np.eye(4) * 1e200 + 1e199, ValueError,
+     "too large for gensim's LsiModel.*rescale X"),
 ])
 def test_bad_input(params, X, error, match):
     with pytest.raises(error, match=match):
