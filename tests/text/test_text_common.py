@@ -298,3 +298,19 @@ def test_one_shot_iterator_cooccurrence_pmi_and_coherence():
     topics = [["cat", "sat"], ["dog", "the"]]
     np.testing.assert_allclose(topic_coherence(topics, _one_shot(_TOKENS), window_size=None),
                                topic_coherence(topics, _TOKENS, window_size=None), rtol=1e-12)
+
+
+@pytest.mark.parametrize("est, docs", [c for c in _every_text_estimator()
+                                       if type(c[0]).__name__ in
+                                       ("PMIEmbedding", "TopicModel", "KernelAttentionPooling",
+                                        "LocallyWeightedBagOfWords")],
+                         ids=lambda x: type(x).__name__ if hasattr(x, "fit") else "")
+def test_empty_corpus_zero_rows_and_fit_error(est, docs):
+    """transform([]) gives zero rows with the fitted width; fit([]) and fit_transform([])
+    raise a clear error."""
+    for method in ("fit", "fit_transform"):
+        with pytest.raises(ValueError, match="Empty corpus"):
+            getattr(clone(est), method)([])
+    fitted = clone(est).fit(docs)
+    width = fitted.transform(docs[:1]).shape[1]
+    assert fitted.transform([]).shape == (0, width)
