@@ -12,10 +12,13 @@ in a reference corpus. Röder et al. (2015) split every measure into four steps,
 3. *confirmation* -- a log-ratio per pair, or the cosine of NPMI context vectors (``c_v``);
 4. *aggregation* -- the arithmetic mean over the pairs of a topic.
 """
+import warnings
+from collections.abc import Iterable
+
 import numpy as np
 import scipy.sparse as sp
 
-from nlpfeat._validation import Integral, Interval, StrOptions, validate_params
+from nlpfeat._validation import Integral, Interval, StrOptions, check_finite, validate_params
 from nlpfeat.text._cooccurrence import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
@@ -33,13 +36,17 @@ def _is_matrix(corpus):
 
 
 def _topic_ids(topics, vocabulary, n_terms):
-    """Topics (words or column ids) -> list of int arrays of column ids."""
+    """Topics (words or column ids) -> list of int arrays of column ids.
+
+    Words outside ``vocabulary`` are dropped, with one warning, as gensim's
+    ``CoherenceModel`` drops them; a topic left without any word raises.
+    """
     if isinstance(topics, np.ndarray) and topics.ndim == 2:
         topics = list(topics)
     if not topics or any(len(t) == 0 for t in topics):
         raise ValueError("topics must be a non-empty list of non-empty lists of top words.")
-    out = []
-    for topic in topics:
+    out, dropped = [], []
+    for k, topic in enumerate(topics):
         if all(isinstance(w, (Integral, np.integer)) for w in topic):
             ids = np.asarray(topic, dtype=np.int64)
             bad = ids[(ids < 0) | (ids >= n_terms)]
@@ -50,12 +57,38 @@ def _topic_ids(topics, vocabulary, n_terms):
             if vocabulary is None:
                 raise ValueError("topics given as words need vocabulary= (a dict word -> "
                                  "column or the feature names) to find their columns.")
-            missing = [w for w in topic if w not in vocabulary]
-            if missing:
-                raise KeyError(f"Topic word {missing[0]!r} is not in the vocabulary.")
-            ids = np.fromiter(map(vocabulary.__getitem__, topic), np.int64, len(topic))
+            known = [w for w in topic if w in vocabulary]
+            dropped += [(k, w) for w in topic if w not in vocabulary]
+            ids = np.fromiter(map(vocabulary.__getitem__, known), np.int64, len(known))
         out.append(ids)
+    _warn_dropped(dropped, "are not in the vocabulary")
     return out
+
+
+def _warn_dropped(dropped, why):
+    """One warning for the (topic index, word) pairs dropped from the topics."""
+    if dropped:
+        listed = ", ".join(f"{w!r} (topic {k})" for k, w in dropped[:10])
+        more = f" and {len(dropped) - 10} more" if len(dropped) > 10 else ""
+        warnings.warn(f"{len(dropped)} topic word(s) {why} and were dropped, as gensim's "
+                      f"CoherenceModel drops them; the other words are scored: {listed}{more}.",
+                      UserWarning, stacklevel=4)
+
+
+def _check_pairs(local_topics, topics):
+    """ValueError if a topic has fewer than two words: coherence scores pairs of words."""
+    for k, ids in enumerate(local_topics):
+        if len(ids) < 2:
+            raise ValueError(
+                f"Topic {k} ({list(topics[k])!r}) has {len(ids)} word(s) to score (after "
+                f"dropping words outside the vocabulary or the corpus); coherence compares "
+                f"pairs of words, so every topic needs at least 2. Give more top words, or "
+                f"drop the topic.")
+
+
+def _words_of(topic, vocabulary):
+    """The words of a topic that ``vocabulary`` knows, in order (as ``_topic_ids`` keeps)."""
+    return [w for w in topic if w in vocabulary]
 
 
 def _as_vocabulary(vocabulary):
@@ -68,6 +101,7 @@ def _document_matrix(X, relevant):
     """Boolean document x relevant-word matrix (CSR float64) of a count/weight matrix."""
     X = sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X))
     B = X[:, relevant]
+    check_finite(B, "corpus")              # NaN != 0 would count as an occurrence
     B = sp.csr_array((B != 0).astype(np.float64))
     return B, X.shape[0]
 
@@ -162,9 +196,7 @@ def _npmi(p_joint, p_a, p_b):
 
 def _confirm(measure, p, p_joint):
     """Coherence of one topic from its marginals ``p`` (n,) and joints ``p_joint`` (n, n)."""
-    n = len(p)
-    if n < 2:                                # no pair to confirm (gensim: the mean of [], NaN)
-        return np.nan
+    n = len(p)                               # n >= 2 (checked by _check_pairs)
     if measure == "u_mass":                  # one_pre: (w_i, w_j), j < i; log P(w_i | w_j)
         i, j = np.tril_indices(n, k=-1)
         return _log_ratio(p_joint[i, j], 1.0, p[j]).mean()
@@ -183,7 +215,7 @@ def _confirm(measure, p, p_joint):
 @validate_params(
     {
         "topics": ["array-like"],
-        "corpus": ["array-like", "sparse matrix"],
+        "corpus": ["array-like", "sparse matrix", Iterable],
         "measure": [StrOptions(set(DEFAULT_WINDOW_SIZE))],
         "vocabulary": [dict, "array-like", None],
         "window_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
@@ -199,7 +231,7 @@ def topic_coherence(topics, corpus, *, measure="c_npmi", vocabulary=None, window
     ----------
     topics : list of list of str or int
         The top words of each topic, best first, as words (then ``vocabulary`` maps them to
-        columns) or as column ids of ``corpus``.
+        columns) or as column ids of ``corpus``; at least two per topic.
     corpus : {array-like, sparse matrix} of shape (n_documents, n_terms) or list of list of str
         The reference corpus: a count (or any non-negative weight) matrix, used as boolean
         documents, or token lists, which also allow sliding windows.
@@ -238,9 +270,12 @@ def topic_coherence(topics, corpus, *, measure="c_npmi", vocabulary=None, window
     Notes
     -----
     With ``N`` (virtual) documents, ``P(w) = D(w) / N`` and ``P(w_i, w_j) = D(w_i, w_j) / N``
-    from document (or window) frequencies, ``eps = 1e-12``. A pair involving a word that
-    never occurs in the corpus contributes 0 (gensim does so for ``u_mass`` and returns
-    inf/NaN for the others); a topic of a single word has no pair and gets NaN.
+    from document (or window) frequencies, ``eps = 1e-12``. Topic words outside
+    ``vocabulary`` (or, for token lists without ``vocabulary``, absent from the corpus) are
+    dropped with a warning and the others scored, as gensim's ``CoherenceModel`` does. A
+    pair involving a vocabulary word that never occurs in the corpus contributes 0 (gensim
+    does so for ``u_mass`` and returns inf/NaN for the others). A topic left with fewer
+    than two words has no pair to score and raises a ValueError (gensim returns NaN).
 
     References
     ----------
@@ -273,7 +308,8 @@ def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, windo
         n_terms, window = corpus.shape[1], None
     else:
         corpus = list(corpus)
-        if vocabulary is None:
+        from_topics = vocabulary is None           # then topic words missing from the corpus
+        if from_topics:                            # are dropped once counted
             vocabulary = {w: j for j, w in enumerate(
                 dict.fromkeys(w for topic in topic_list for w in topic))}
         n_terms = len(vocabulary)
@@ -281,10 +317,22 @@ def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, windo
         if measure == "u_mass":
             window = None                     # u_mass is defined on boolean documents
     topic_ids = _topic_ids(topic_list, vocabulary, n_terms)
+    if any(len(ids) == 0 for ids in topic_ids):
+        k = next(k for k, ids in enumerate(topic_ids) if len(ids) == 0)
+        raise ValueError(f"No word of topic {k} ({list(topic_list[k])!r}) is in the "
+                         f"vocabulary; pass topics of words of the corpus (or column ids).")
     if (corpus.shape[0] if _is_matrix(corpus) else len(corpus)) == 0:
         raise ValueError("The reference corpus has no documents; pass at least one.")
     occ, joint, n_docs, local_topics = _counts(corpus, topic_ids, vocabulary, window,
                                                window_counting)
+    if not _is_matrix(corpus) and from_topics and not occ.all():
+        # gensim builds the dictionary from the texts: a word they lack is unknown
+        absent = occ == 0
+        _warn_dropped([(k, w) for k, (topic, t) in enumerate(zip(topic_list, local_topics))
+                       for w, j in zip(_words_of(topic, vocabulary), t) if absent[j]],
+                      "do not occur in the corpus")
+        local_topics = [t[~absent[t]] for t in local_topics]
+    _check_pairs(local_topics, topic_list)
     p, p_joint = occ / n_docs, joint / n_docs
     with np.errstate(divide="ignore", invalid="ignore"):
         values = [_confirm(measure, p[t], p_joint[np.ix_(t, t)]) for t in local_topics]

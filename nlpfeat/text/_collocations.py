@@ -26,7 +26,7 @@ from nlpfeat.text._cooccurrence import (
     split_keys,
     token_ids,
 )
-from nlpfeat.text._documents import check_corpus_nonempty, check_token_types
+from nlpfeat.text._documents import check_corpus_nonempty, check_token_types, reiterable
 from nlpfeat.text._vocabulary import string_order
 
 __all__ = ["Collocations", "bigram_scores"]
@@ -379,6 +379,11 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         passed = np.flatnonzero(scores > self.threshold)
         keys = np.sort(first[passed] * len(terms) + second[passed])   # id order, to search
         return candidates, scores, terms, first, second, passed, keys
+
+    def fit_transform(self, X, y=None):
+        """Fit, then rewrite ``X`` (a one-shot iterator is read once, into a list)."""
+        X = reiterable(X)
+        return self.fit(X).transform(X)
 
     def transform(self, X):
         """Rewrite documents as token lists with the learned phrases joined.

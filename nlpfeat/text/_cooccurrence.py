@@ -2,8 +2,10 @@
 
 The numeric core, :func:`pair_table`, pairs ``ids[i]`` with ``ids[i + offset]`` for every
 offset ``1..window`` at once (one array operation per offset, never a loop over tokens).
-Documents are concatenated with ``window`` padding ids (``-1``) between them, so no pair
-crosses a document boundary. :func:`cooccurrence` streams documents in chunks that fit a
+Documents are laid out longest first, each followed by ``min(window, length - 1)`` padding
+ids (``-1``), so no pair crosses a document boundary, and offset ``d`` only scans the
+documents longer than ``d``: the cost of a document is bounded by ``min(window, length)``
+per token, however large ``window`` is. :func:`cooccurrence` streams documents in chunks that fit a
 working-memory budget and adds the chunk counts, which is exact because counting is
 additive: the counts of the parts sum to the counts of the whole.
 """
@@ -15,6 +17,7 @@ import scipy.sparse as sp
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
+from nlpfeat.text._documents import check_corpus_type, check_document_tokens
 from nlpfeat.text._vocabulary import string_order
 
 __all__ = ["cooccurrence", "count_cooccurrence", "pair_table", "split_keys", "token_ids"]
@@ -56,12 +59,36 @@ def token_ids(token_lists, vocabulary):
     return np.fromiter(lookup, np.int64, int(lengths.sum())), lengths
 
 
-def pad_documents(ids, lengths, pad):
-    """Insert ``pad`` ids of -1 after each document: (n_tokens,) -> (n_tokens + pad * n_docs,)."""
-    doc_of_token = np.repeat(np.arange(len(lengths)), lengths)
-    out = np.full(len(ids) + pad * len(lengths), -1, dtype=np.int64)
-    out[np.arange(len(ids)) + pad * doc_of_token] = ids
-    return out
+def layout_documents(ids, lengths, window):
+    """Longest document first, each followed by its own padding: (padded ids, reach).
+
+    Document ``i`` is followed by ``min(window, lengths[i] - 1)`` ids of -1, the largest
+    offset at which it has a pair, so no pair crosses a document boundary.
+    ``reach[d - 1]`` is the number of leading positions that hold every document longer
+    than ``d`` (with its padding): the only ones offset ``d`` needs to scan.
+    ``len(reach)`` is the largest offset with a pair, ``min(window, max(lengths) - 1)``.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._cooccurrence import layout_documents
+    >>> layout_documents(np.array([7, 8, 9]), np.array([1, 2]), window=10**6)
+    (array([ 8,  9, -1,  7]), array([3]))
+    """
+    order = np.argsort(-lengths, kind="stable")
+    sorted_lengths = lengths[order]
+    pad = np.minimum(window, np.maximum(sorted_lengths - 1, 0))
+    ends = np.cumsum(sorted_lengths + pad)
+    starts = ends - sorted_lengths - pad
+    doc = np.repeat(np.arange(len(order)), sorted_lengths)
+    rank = np.arange(len(doc)) - np.repeat(np.cumsum(sorted_lengths) - sorted_lengths,
+                                           sorted_lengths)
+    source = (np.cumsum(lengths) - lengths)[order]
+    out = np.full(int(ends[-1]) if len(ends) else 0, -1, dtype=np.int64)
+    out[starts[doc] + rank] = ids[source[doc] + rank]
+    max_offset = int(min(window, max(int(sorted_lengths.max(initial=0)) - 1, 0)))
+    # the documents longer than d are the first searchsorted(-L, -d) of the sorted ones
+    n_longer = np.searchsorted(-sorted_lengths, -np.arange(1, max_offset + 1), side="left")
+    return out, np.concatenate([[0], ends])[n_longer]
 
 
 def _reduce(keys, values):
@@ -108,17 +135,21 @@ def split_keys(keys):
     return keys >> _SHIFT, keys & _MASK
 
 
-def pair_table(padded_ids, window, *, weighting="uniform"):
+def pair_table(padded_ids, window, *, weighting="uniform", reach=None):
     """Directed pairs (word, context at 1..window after it) and their summed weights.
 
     Parameters
     ----------
     padded_ids : ndarray of int64, shape (n_positions,)
         Term ids below 2**31; ``-1`` marks padding or an out-of-vocabulary token (never
-        paired). Documents must be separated by at least ``window`` padding ids.
+        paired). Documents must be separated by at least ``window`` padding ids, or laid
+        out by :func:`layout_documents`, which gives ``reach``.
     window : int
     weighting : {"uniform", "harmonic"}
         Weight 1 per pair, or ``1 / offset``.
+    reach : ndarray of int64, shape (n_offsets,), default=None
+        Offset ``d`` pairs only the first ``reach[d - 1]`` positions, and offsets beyond
+        ``len(reach)`` none; None: every position, offsets up to ``window``.
 
     Returns
     -------
@@ -132,10 +163,12 @@ def pair_table(padded_ids, window, *, weighting="uniform"):
     ids = padded_ids.astype(np.uint32) if narrow else padded_ids
     shift = _NARROW_SHIFT if narrow else _SHIFT
     keys, weights = [], []
-    for offset in range(1, window + 1):           # loop over offsets, tokens are an axis
-        left, right = padded_ids[:-offset], padded_ids[offset:]
+    if reach is None:
+        reach = np.full(min(window, max(len(padded_ids) - 1, 0)), len(padded_ids))
+    for offset, n in enumerate(reach.tolist(), start=1):   # offsets; tokens are an axis
+        left, right = padded_ids[:n - offset], padded_ids[offset:n]
         keep = (left >= 0) & (right >= 0)
-        keys.append((ids[:-offset][keep] << shift) | ids[offset:][keep])
+        keys.append((ids[:n - offset][keep] << shift) | ids[offset:n][keep])
         if weighting == "harmonic":
             weights.append(np.full(keys[-1].shape, 1.0 / offset))
     keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
@@ -146,7 +179,7 @@ def pair_table(padded_ids, window, *, weighting="uniform"):
     return keys, values
 
 
-def _as_tokens(doc, tokenize, index):
+def _as_tokens(doc, tokenize, index, check_tokens):
     """One document -> list of tokens (strings go through ``tokenize``)."""
     if isinstance(doc, str):
         return tokenize(doc)
@@ -155,18 +188,26 @@ def _as_tokens(doc, tokenize, index):
             f"Document {index} is a {type(doc).__name__}; expected a str or a list of "
             f"str tokens. Pass a list of documents, e.g. [['new', 'york'], ...]."
         )
-    return list(doc)
+    doc = list(doc)
+    if check_tokens:
+        check_document_tokens(index, doc)
+    return doc
 
 
-def _doc_chunks(docs, tokenize, chunk_tokens):
-    """Yield lists of token lists of about ``chunk_tokens()`` tokens (asked per chunk)."""
-    chunk, n_tokens, limit = [], 0, chunk_tokens()
+def _doc_chunks(docs, tokenize, chunk_bytes, window, check_tokens=True):
+    """Yield lists of token lists whose counting takes about ``chunk_bytes()`` bytes.
+
+    A document of ``L`` tokens costs ``8 L (2 min(window, L) + 4)`` bytes (ids, padding,
+    pair keys and sort space); the budget is asked again for every chunk.
+    """
+    chunk, n_bytes, limit = [], 0, chunk_bytes()
     for index, doc in enumerate(docs):
-        chunk.append(_as_tokens(doc, tokenize, index))
-        n_tokens += len(chunk[-1])
-        if n_tokens >= limit:
+        chunk.append(_as_tokens(doc, tokenize, index, check_tokens))
+        n = len(chunk[-1])
+        n_bytes += 8 * n * (2 * min(window, n) + 4)
+        if n_bytes >= limit:
             yield chunk
-            chunk, n_tokens, limit = [], 0, chunk_tokens()
+            chunk, n_bytes, limit = [], 0, chunk_bytes()
     if chunk:
         yield chunk
 
@@ -178,7 +219,7 @@ COUNTING_WORKING_MEMORY = 64.0
 
 
 def count_stream(docs, window, *, weighting="uniform", vocabulary=None, tokenize=None,
-                 working_memory=None, min_count=1):
+                 working_memory=None, min_count=1, check_tokens=True):
     """Stream documents in chunks; return (pair keys, values, vocabulary, order, n_ids).
 
     ``vocabulary=None`` grows the vocabulary chunk by chunk (first-appearance order) and
@@ -195,15 +236,14 @@ def count_stream(docs, window, *, weighting="uniform", vocabulary=None, tokenize
     time as a binary counter carries; never the whole corpus.
     """
     vocab = new_vocabulary() if vocabulary is None else dict(vocabulary)
-    # a token costs its id, its padding share and `window` int64 keys (+ sort space); a
-    # chunk may also grow to the size of the tables held already (16 bytes a pair)
-    token_bytes = 8 * (2 * window + 4)
-    budget = chunk_n_rows(token_bytes, 2**62,
+    # the budget in bytes (chunk_n_rows checks working_memory); a chunk may also grow to
+    # the size of the tables held already (16 bytes a pair)
+    budget = chunk_n_rows(1, 2**62,
                           COUNTING_WORKING_MEMORY if working_memory is None else working_memory)
     dtype = np.int64 if weighting == "uniform" else np.float64
     stack, freq = [(np.empty(0, np.int64), np.empty(0, dtype))], []
-    held = lambda: max(budget, 16 * sum(len(keys) for keys, _ in stack) // token_bytes)
-    chunks = _doc_chunks(docs, tokenize, held)
+    held = lambda: max(budget, 16 * sum(len(keys) for keys, _ in stack))
+    chunks = _doc_chunks(docs, tokenize, held, window, check_tokens)
     chunk = next(chunks, None)
     while chunk is not None:
         ids, lengths = token_ids(chunk, vocab)
@@ -215,10 +255,11 @@ def count_stream(docs, window, *, weighting="uniform", vocabulary=None, tokenize
                                         min_count)
             new_id = np.full(len(vocab), -1, dtype=np.int64)
             new_id[order] = np.arange(len(order))
-            keys, values = pair_table(pad_documents(new_id[ids], lengths, window), window,
-                                      weighting=weighting)
+            padded, reach = layout_documents(new_id[ids], lengths, window)
+            keys, values = pair_table(padded, window, weighting=weighting, reach=reach)
             return keys, values, final, None, len(final)
-        table = pair_table(pad_documents(ids, lengths, window), window, weighting=weighting)
+        padded, reach = layout_documents(ids, lengths, window)
+        table = pair_table(padded, window, weighting=weighting, reach=reach)
         while len(stack) > 1 and len(stack[-1][0]) <= 2 * len(table[0]):
             table = _merge(stack.pop(), table)           # sizes on the stack keep doubling
         stack.append(table)
@@ -265,11 +306,15 @@ def pairs_to_matrix(keys, values, n_terms, order=None, *, symmetric=True):
 
 
 def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", vocabulary=None,
-                       min_count=1, tokenize=None, working_memory=None):
-    """:func:`cooccurrence` without parameter validation (for the estimators)."""
+                       min_count=1, tokenize=None, working_memory=None, check_tokens=True):
+    """:func:`cooccurrence` without parameter validation (for the estimators).
+
+    ``check_tokens=False`` skips the per-document check that every token is a ``str``, for
+    callers whose token lists come from :meth:`TextMixin._token_lists`, checked already.
+    """
     keys, values, vocab, order, n_ids = count_stream(
         docs, window, weighting=weighting, vocabulary=vocabulary, tokenize=tokenize,
-        working_memory=working_memory, min_count=min_count)
+        working_memory=working_memory, min_count=min_count, check_tokens=check_tokens)
     return pairs_to_matrix(keys, values, n_ids, order, symmetric=symmetric), vocab
 
 
@@ -294,8 +339,9 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
     Parameters
     ----------
     docs : iterable of str or of list of str
-        Documents: token lists, or strings split by ``tokenizer``. A generator is read
-        once, in chunks, in bounded memory.
+        Documents: token lists (of ``str``), or strings split by ``tokenizer``. A generator
+        is read once, in chunks, in bounded memory. Counting costs at most
+        ``min(window, length)`` pairs per token of a document, however large ``window``.
     window : int, default=5
         Largest distance (in tokens) between a word and a context word.
     symmetric : bool, default=True
@@ -340,12 +386,18 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
            [0, 0, 2],
            [1, 2, 0]])
     """
+    check_corpus_type(docs)
     if isinstance(vocabulary, (list, tuple)):
         vocabulary = {term: i for i, term in enumerate(vocabulary)}
     if vocabulary is not None and sorted(vocabulary.values()) != list(range(len(vocabulary))):
         raise ValueError(
             "vocabulary must map its n terms to the indices 0..n-1, each once; got "
             f"{len(vocabulary)} terms with indices {sorted(set(vocabulary.values()))[:5]}...")
+    if vocabulary is not None:
+        bad = next((term for term in vocabulary if not isinstance(term, str)), None)
+        if bad is not None:
+            raise TypeError(f"vocabulary holds a term of type {type(bad).__name__} "
+                            f"({bad!r}); every term must be a str, as the tokens are.")
     from nlpfeat.text._tokenize import get_tokenizer
 
     return count_cooccurrence(docs, window, symmetric=symmetric, weighting=weighting,

@@ -3,6 +3,11 @@
 ``iter_documents`` is the single place where raw input (strings, bytes, file names, open
 files or pre-tokenized lists) becomes one ``str`` (or one list of ``str``) per document, with
 the errors of scikit-learn's vectorizers: a bad document is named by its index and type.
+
+``reiterable`` is the single place where the one-shot rule lives: an estimator that reads
+its input more than once (``fit_transform``, a corpus read by two steps) calls it first, so
+that a generator is read exactly once (kept as a list) or rejected with a TypeError; it is
+never consumed by a first pass and then found empty by the second.
 """
 from collections.abc import Iterable
 
@@ -11,7 +16,11 @@ __all__ = [
     "DECODE_ERRORS",
     "iter_documents",
     "check_corpus_nonempty",
+    "check_corpus_type",
+    "check_document_tokens",
     "check_token_types",
+    "is_one_shot",
+    "reiterable",
 ]
 
 INPUT_TYPES = ("content", "filename", "file", "tokens")
@@ -60,7 +69,7 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
     >>> list(iter_documents([b"\\xa3 5"], encoding="latin-1"))
     ['£ 5']
     """
-    _check_corpus_type(X)
+    check_corpus_type(X)
     if input == "tokens":
         return _iter_token_lists(X, check_tokens)
     if input not in INPUT_TYPES:
@@ -68,7 +77,8 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
     return _iter_texts(X, input, encoding, decode_error)
 
 
-def _check_corpus_type(X):
+def check_corpus_type(X):
+    """ValueError for a single string or bytes, TypeError for a non-iterable corpus."""
     if isinstance(X, (str, bytes)):
         raise ValueError(
             "Iterable over raw text documents expected, string object received. "
@@ -139,11 +149,12 @@ def _iter_token_lists(X, check_tokens=True):
         if type(doc) is not list:       # lists pass as they are: no consumer modifies them
             doc = list(doc)
         if check_tokens:
-            _check_tokens(i, doc)
+            check_document_tokens(i, doc)
         yield doc
 
 
-def _check_tokens(i, doc):
+def check_document_tokens(i, doc):
+    """TypeError naming document ``i`` if one of its tokens is not a ``str``."""
     # the set of token types is built in C: one check per type, not per token
     if not all(issubclass(kind, str) for kind in set(map(type, doc))):
         bad = next(token for token in doc if not isinstance(token, str))
@@ -181,7 +192,7 @@ def check_token_types(token_lists, distinct_tokens):
             issubclass(kind, str) for kind in set(map(type, distinct_tokens))):
         return
     for i, doc in enumerate(token_lists):
-        _check_tokens(i, doc)
+        check_document_tokens(i, doc)
 
 
 def _bad_document(i, doc, expected):
@@ -218,3 +229,67 @@ def check_corpus_nonempty(n_documents, name="X"):
         raise ValueError(
             f"Empty corpus: {name} holds no documents; expected at least one document to fit on."
         )
+
+
+def is_one_shot(X):
+    """True when ``X`` is an iterator (``iter(X) is X``): a second pass would find it empty.
+
+    Generators, ``iter(list)``, ``map`` objects and open files are one-shot; lists, tuples,
+    arrays, matrices and objects whose ``__iter__`` starts afresh (a corpus class streaming
+    from disk) are not. Non-iterables are not either.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._documents import is_one_shot
+    >>> is_one_shot(["a b"]), is_one_shot(iter(["a b"])), is_one_shot(d for d in ["a b"])
+    (False, True, True)
+    """
+    try:
+        return iter(X) is X
+    except TypeError:
+        return False
+
+
+def reiterable(X, *, materialize=True, caller="This estimator"):
+    """``X`` in a form that can be read more than once, read at most once here.
+
+    A one-shot iterator (see :func:`is_one_shot`) is read once into a list when
+    ``materialize`` (the caller keeps the documents in memory anyway), or rejected with a
+    TypeError before any of it is read; anything else is returned as it is.
+
+    Parameters
+    ----------
+    X : object
+    materialize : bool, default=True
+    caller : str, default="This estimator"
+        Who reads ``X`` more than once, for the error message.
+
+    Returns
+    -------
+    X : object
+        ``X`` itself, or ``list(X)`` for a one-shot iterator.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` is a one-shot iterator and ``materialize`` is False.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._documents import reiterable
+    >>> reiterable(d for d in ["a", "b"])
+    ['a', 'b']
+    >>> reiterable(iter(["a"]), materialize=False, caller="f")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: f reads its input more than once, but got a one-shot iterator (list_iterator)...
+    """
+    if not is_one_shot(X):
+        return X
+    if materialize:
+        return list(X)
+    raise TypeError(
+        f"{caller} reads its input more than once, but got a one-shot iterator "
+        f"({type(X).__name__}), which the second pass would find empty. Pass a list, or a "
+        f"re-iterable corpus (an object whose __iter__ starts afresh each time)."
+    )

@@ -225,12 +225,34 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         -------
         self : PMIEmbedding
         """
-        rng = check_random_state(self.random_state)
+        self._fit(self._token_lists(X))
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn the word vectors and pool each document's (documents tokenized once).
+
+        Parameters
+        ----------
+        X : iterable of str (or of list of str with ``input="tokens"``)
+            A generator is read once.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        vectors : ndarray of shape (n_documents, n_components)
+        """
         docs = self._token_lists(X)
+        self._fit(docs)
+        return self._pool(docs)
+
+    def _fit(self, docs):
+        rng = check_random_state(self.random_state)
         check_corpus_nonempty(len(docs))
         counts, self.vocabulary_ = count_cooccurrence(
             docs, self.window, weighting=self.weighting, min_count=self.min_count,
-            working_memory=self.working_memory)
+            working_memory=self.working_memory, check_tokens=False)
         n_words = len(self.vocabulary_)
         if self.n_components >= n_words:
             raise ValueError(
@@ -242,14 +264,19 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         U, S = randomized_svd(scores, self.n_components, n_iter=self.n_iter,
                               random_state=rng, dtype=self.dtype)
         self.singular_values_ = S
-        self.embeddings_ = U * S**self.eig                  # (n_words, n_components)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            self.embeddings_ = U * S**self.eig              # (n_words, n_components)
+        if not np.isfinite(self.embeddings_).all():
+            raise ValueError(
+                f"eig={self.eig} overflows the singular-value weights S**eig (singular values "
+                f"from {S.min():.3g} to {S.max():.3g}); use an eig between 0 and 1, as Levy "
+                f"et al. (2015) do, or fewer n_components when some singular values are 0.")
         doc_term, _ = count_matrix(docs, self.vocabulary_)
         self.idf_ = np.log((1.0 + len(docs)) / (1.0 + document_frequency(doc_term))) + 1.0
         if self.pooling == "attention":     # the tokens are processed already: no lowercase
             self.attention_ = KernelAttentionPooling(
                 self, input="tokens", lowercase=False,
                 working_memory=self.working_memory).fit(docs)
-        return self
 
     @property
     def _n_features_out(self):
@@ -268,7 +295,11 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
             Zero for a document without any known word.
         """
         check_is_fitted(self, "embeddings_")
-        docs = self._token_lists(X)
+        return self._pool(self._token_lists(X))
+
+    def _pool(self, docs):
+        if not docs:
+            return np.zeros((0, self.embeddings_.shape[1]))
         if self.pooling == "attention":
             return self.attention_.transform(docs)
         weights, _ = count_matrix(docs, self.vocabulary_, dtype=np.float64)

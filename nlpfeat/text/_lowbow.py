@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import (
     HasMethods,
     Integral,
@@ -25,7 +26,13 @@ from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS
 from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._pooling import TOKEN_OPTIONS
-from nlpfeat.text._segment import lookup_ids, segment_chunks, segment_ids, segment_softmax
+from nlpfeat.text._segment import (
+    _TIE_RTOL,
+    lookup_ids,
+    segment_chunks,
+    segment_ids,
+    segment_softmax,
+)
 from nlpfeat.text._vocabulary import (
     check_df_bounds,
     check_vocabulary,
@@ -110,7 +117,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         The shared text options of :mod:`nlpfeat.text`. Only word unigrams are used
         (positions of n-grams are not defined), so there is no ``ngram_range``.
     working_memory : float or None, default=None
-        MiB that one chunk of the (tokens x positions) weights may use.
+        MiB that one chunk of the (tokens x positions) weights may use; a document longer
+        than that is weighted span by span.
 
     Attributes
     ----------
@@ -264,11 +272,18 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         ids, offsets, _ = lookup_ids(docs, self.vocabulary_)
         kern, mu, n_terms = get_kernel(self.kernel), self.positions_, len(self.vocabulary_)
         n_cols = len(mu) * n_terms if self.pooling == "concat" else n_terms
-        parts = [_histogram_entries(ids[offsets[first]:offsets[stop]], first,
-                                    offsets[first:stop + 1] - offsets[first], mu, kern,
-                                    self.bandwidth, n_terms, self.pooling)
-                 for first, stop in segment_chunks(offsets, 8 * 8 * len(mu),
-                                                   self.working_memory)]
+        row_bytes = 8 * 8 * len(mu)
+        span = chunk_n_rows(row_bytes, max(int(offsets[-1]), 1), self.working_memory)
+        parts = []
+        for first, stop in segment_chunks(offsets, row_bytes, self.working_memory):
+            chunk_ids = ids[offsets[first]:offsets[stop]]
+            if len(chunk_ids) > span:        # one document longer than the budget: by spans
+                parts.append(_long_document_entries(chunk_ids, first, mu, kern,
+                                                    self.bandwidth, n_terms, self.pooling, span))
+            else:
+                parts.append(_histogram_entries(chunk_ids, first,
+                                                offsets[first:stop + 1] - offsets[first], mu,
+                                                kern, self.bandwidth, n_terms, self.pooling))
         rows, cols, data = (np.concatenate([p[k] for p in parts] or [np.zeros(0, int)])
                             for k in range(3))
         # Entries are unique and, within each row, in column order: the conversion to CSR
@@ -307,11 +322,60 @@ def _histogram_entries(ids, first_doc, offsets, mu, kernel, bandwidth, n_terms, 
     key = doc[order] * np.int64(n_terms) + ids[order]
     group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else key
     w = np.add.reduceat(w[:, order], group, axis=1) if key.size else w  # (n_pos, n_pairs)
-    pair_doc, pair_term = doc[order][group], ids[order][group]
+    return _entries(doc[order][group], ids[order][group], w, len(mu), n_terms, pooling)
+
+
+def _entries(pair_doc, pair_term, w, n_positions, n_terms, pooling):
+    """(rows, cols, data) of the non-zero weights ``w`` (n_positions, n_pairs) of the
+    (document, term) pairs, sorted by document then term."""
     if pooling == "mean":
         w = w.mean(axis=0)
         keep = w > 0
         return pair_doc[keep], pair_term[keep], w[keep]
     keep = w > 0  # column j * n_terms + term: histogram j, then term
     return (np.broadcast_to(pair_doc, w.shape)[keep],
-            (np.arange(len(mu))[:, None] * n_terms + pair_term)[keep], w[keep])
+            (np.arange(n_positions)[:, None] * n_terms + pair_term)[keep], w[keep])
+
+
+def _long_document_entries(ids, doc, mu, kernel, bandwidth, n_terms, pooling, span):
+    """:func:`_histogram_entries` of one document, ``span`` tokens at a time.
+
+    The (n_positions x span) kernel values are computed three times, never for the whole
+    document at once: for each position's largest log kernel value and nearest token, for
+    the normaliser, then for the weights, summed per term within each span and across spans.
+    """
+    n = len(ids)
+    spans = [slice(start, min(start + span, n)) for start in range(0, n, span)]
+
+    def distances(rows):                               # (n_positions, tokens of the span)
+        return np.abs(mu[:, None] - (np.arange(rows.start, rows.stop) + 0.5)[None, :] / n)
+
+    top, nearest = np.full(len(mu), -np.inf), np.full(len(mu), np.inf)
+    for rows in spans:
+        dist = distances(rows)
+        top = np.maximum(top, kernel.log_k(dist / bandwidth).max(axis=1))
+        nearest = np.minimum(nearest, dist.min(axis=1))
+    empty = ~np.isfinite(top)      # no token in a compact kernel's support: nearest ones share
+    top[empty] = 0.0
+
+    def log_weights(rows):         # as segment_softmax, before the division by the sum
+        dist = distances(rows)
+        log_k = kernel.log_k(dist / bandwidth)
+        fallback = np.where(dist <= nearest[:, None] * (1.0 + _TIE_RTOL), 0.0, -np.inf)
+        return np.where(empty[:, None], fallback, log_k) - top[:, None]
+
+    total = sum(np.exp(log_weights(rows)).sum(axis=1) for rows in spans)
+    terms, sums = [], []
+    for rows in spans:
+        order = np.argsort(ids[rows], kind="stable")
+        key = ids[rows][order]
+        group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        w = np.exp(log_weights(rows)) / total[:, None]
+        terms.append(key[group])
+        sums.append(np.add.reduceat(w[:, order], group, axis=1))  # (n_positions, n_groups)
+    terms, sums = np.concatenate(terms), np.concatenate(sums, axis=1)
+    order = np.argsort(terms, kind="stable")                     # a term in several spans
+    key = terms[order]
+    group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    w = np.add.reduceat(sums[:, order], group, axis=1)
+    return _entries(np.full(len(group), doc), key[group], w, len(mu), n_terms, pooling)

@@ -1,6 +1,7 @@
 """Pointwise mutual information of a word-context count matrix, sparse in, sparse out."""
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import logsumexp
 
 from nlpfeat._validation import (
     Interval,
@@ -31,6 +32,41 @@ def _check_counts(counts):
         raise ValueError("counts is all zero: there is no co-occurrence to measure. "
                          "Count a larger corpus or a wider window.")
     return counts
+
+
+def _log_sum(data, indptr):
+    """log of the sum of each segment of non-negative ``data`` (-inf for an empty one).
+
+    Each segment is scaled by its largest entry first, so sums of counts near the float64
+    maximum do not overflow: log sum x = log max x + log sum (x / max x).
+    """
+    nonempty = np.diff(indptr) > 0
+    out = np.full(len(indptr) - 1, -np.inf)
+    if not nonempty.any():
+        return out
+    starts = indptr[:-1][nonempty]
+    top = np.maximum.reduceat(data, starts)
+    scaled = data / np.repeat(top, np.diff(np.append(starts, len(data))))
+    out[nonempty] = np.log(top) + np.log(np.add.reduceat(scaled, starts))
+    return out
+
+
+def _log_sums(counts):
+    """log row sums, log column sums and log total of a CSR matrix without explicit zeros.
+
+    Plain sums when the total is finite (the common case); sums scaled by each segment's
+    largest count when it overflows (counts near the float64 maximum).
+    """
+    with np.errstate(over="ignore"):
+        total = counts.data.sum()
+    if np.isfinite(total):
+        with np.errstate(divide="ignore"):                  # log 0 = -inf: an empty column
+            return (np.log(np.asarray(counts.sum(axis=1)).ravel()),
+                    np.log(np.asarray(counts.sum(axis=0)).ravel()), np.log(total))
+    by_col = counts.tocsc()
+    by_col.sort_indices()
+    return (_log_sum(counts.data, counts.indptr), _log_sum(by_col.data, by_col.indptr),
+            _log_sum(counts.data, np.array([0, len(counts.data)]))[0])
 
 
 @validate_params(
@@ -103,15 +139,23 @@ def pmi(counts, kind="pmi", *, alpha=0.75, shift=1):
         raise ValueError(f"shift={shift} is only used by kind='sppmi' (got kind={kind!r}); "
                          f"pass kind='sppmi' to shift PPMI by log(shift), or leave shift=1.")
     counts = _check_counts(counts)
+    log_rows, log_cols, log_total = _log_sums(counts)
     rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-    log_rows = np.log(np.asarray(counts.sum(axis=1)).ravel()[rows])
-    col_sums = np.asarray(counts.sum(axis=0)).ravel()
-    col_alpha = col_sums ** alpha
-    log_z = np.log(col_alpha.sum())                       # log sum_c n_c^alpha
-    data = (np.log(counts.data) - log_rows - alpha * np.log(col_sums[counts.indices])
-            + log_z)
+    # log sum_c n_c^alpha - alpha log n_c, as alpha (M - log n_c) + log sum_c' exp(alpha
+    # (log n_c' - M)) with M the largest log n_c: no power overflows however large alpha
+    seen = np.isfinite(log_cols)                        # contexts with a count
+    top = log_cols[seen].max()
+    with np.errstate(over="ignore", invalid="ignore"):     # checked just below
+        log_z = (alpha * (top - log_cols[counts.indices])
+                 + logsumexp(alpha * (log_cols[seen] - top)))
+        data = np.log(counts.data) - log_rows[rows] + log_z
+    if not np.isfinite(data).all():
+        raise ValueError(
+            f"PMI overflows float64 with alpha={alpha}: the smoothed context probabilities "
+            f"n_c^alpha / sum n_c'^alpha underflow to 0. Use a moderate alpha (0.75, the "
+            f"word2vec value, or 1 for plain PMI).")
     if kind == "npmi":
-        neg_log_joint = np.log(counts.data.sum()) - np.log(counts.data)   # -log P(w, c)
+        neg_log_joint = log_total - np.log(counts.data)   # -log P(w, c)
         with np.errstate(divide="ignore", invalid="ignore"):
             data = np.where(neg_log_joint > 0, data / neg_log_joint, 1.0)
     elif kind in ("ppmi", "sppmi"):

@@ -17,6 +17,7 @@ from sklearn.base import (
     clone,
 )
 
+from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import (
     HasMethods,
     Interval,
@@ -30,7 +31,7 @@ from nlpfeat.kernels._bandwidth import rule_of_thumb
 from nlpfeat.kernels._kernels import get_kernel
 from nlpfeat.kernels._pairwise import check_bandwidth
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._segment import (
     lookup_ids,
     segment_chunks,
@@ -70,15 +71,69 @@ def attention_pool(vectors, starts, kernel, bandwidth, *, query=None, token_weig
     weights : ndarray of shape (n_tokens,)
         Attention weights; they sum to 1 within each document.
     """
-    h = np.asarray(bandwidth, dtype=np.float64)
-    # One bandwidth per dimension: rescale, keeping the ordering of distances overflow-free.
-    scale = h.min() / h if h.ndim else None
     dist = query_distances(vectors, starts, query=query, token_weights=token_weights,
-                           scale=scale)[None, :]  # (1, n_tokens)
+                           scale=_dimension_scale(bandwidth))  # (n_tokens,)
+    weights = _attention_weights(dist, starts, kernel, bandwidth)
+    return segment_sum_matrix(starts, len(vectors), weights) @ vectors, weights
+
+
+def _dimension_scale(bandwidth):
+    """One bandwidth per dimension: rescale, keeping the ordering of distances overflow-free."""
+    h = np.asarray(bandwidth, dtype=np.float64)
+    return h.min() / h if h.ndim else None
+
+
+def _attention_weights(dist, starts, kernel, bandwidth):
+    """Kernel weights of the (scaled) distances, normalised within each document."""
+    h = np.asarray(bandwidth, dtype=np.float64)
     with np.errstate(over="ignore"):
         u2 = np.square(dist / (h.min() if h.ndim else h))  # inf at tiny bandwidths: fallback
-    weights = segment_softmax(kernel.log_k_sq(u2), dist, starts)[0]
-    return segment_sum_matrix(starts, len(vectors), weights) @ vectors, weights
+    return segment_softmax(kernel.log_k_sq(u2)[None, :], dist[None, :], starts)[0]
+
+
+class _LongDocument:
+    """The token ids of one document longer than the memory budget, read in spans.
+
+    Its float64 vectors, ``(n_tokens, d)``, are never held at once: each pass over the
+    document (the mean query, the distances, the weighted sum) takes ``span`` tokens'
+    vectors at a time, so the working memory is ``span * d`` floats plus ``O(n_tokens)``.
+    """
+
+    def __init__(self, embeddings, ids, span):
+        self.embeddings, self.ids, self.span = embeddings, ids, span
+
+    def spans(self):
+        """Yield (token slice, float64 vectors of those tokens)."""
+        for start in range(0, len(self.ids), self.span):
+            rows = slice(start, start + self.span)
+            yield rows, np.asarray(self.embeddings[self.ids[rows]], dtype=np.float64)
+
+
+def _long_distances(doc, *, query=None, token_weights=None, scale=None):
+    """:func:`query_distances` of a :class:`_LongDocument`, one span at a time."""
+    if query is None:                           # the (weighted) mean vector, summed by spans
+        total, weight = np.zeros(doc.embeddings.shape[1]), 0.0
+        for rows, vectors in doc.spans():
+            tw = np.ones(len(vectors)) if token_weights is None else token_weights[rows]
+            total += tw @ vectors
+            weight += tw.sum()
+        query = total / weight
+    dist = np.empty(len(doc.ids))
+    for rows, vectors in doc.spans():
+        dist[rows] = query_distances(vectors, np.zeros(1, dtype=np.int64), query=query,
+                                     scale=scale)
+    return dist
+
+
+def _long_attention_pool(doc, kernel, bandwidth, *, query=None, token_weights=None):
+    """:func:`attention_pool` of a :class:`_LongDocument`: (pooled (1, d), weights)."""
+    dist = _long_distances(doc, query=query, token_weights=token_weights,
+                           scale=_dimension_scale(bandwidth))
+    weights = _attention_weights(dist, np.zeros(1, dtype=np.int64), kernel, bandwidth)
+    pooled = np.zeros(doc.embeddings.shape[1])
+    for rows, vectors in doc.spans():
+        pooled += weights[rows] @ vectors
+    return pooled[None, :], weights
 
 
 def query_distances(vectors, starts, *, query=None, token_weights=None, scale=None):
@@ -141,7 +196,8 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         ``input="tokens"`` only ``lowercase``, ``stop_words`` and ``stemmer`` apply. Pass
         ``lowercase=False`` for case-sensitive embeddings.
     working_memory : float or None, default=None
-        MiB that one chunk of token vectors may use (None: the package default).
+        MiB that one chunk of token vectors may use (None: the package default); a
+        document longer than that is read span by span.
 
     Attributes
     ----------
@@ -258,7 +314,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
 
     def _fit(self, X):
         if self._needs_fitting():
-            X = list(X)  # consumed twice: by the estimator and below
+            X = reiterable(X)  # read twice: by the estimator and below
             self.embeddings_estimator_ = clone(self.embeddings).fit(X)
             source = self.embeddings_estimator_
         else:
@@ -291,6 +347,8 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         if _is_str(self.bandwidth, "median"):
             query = getattr(self, "query_vector_", None)
             dist = np.concatenate([np.zeros(0)] + [
+                _long_distances(vectors, query=query, token_weights=idf)
+                if isinstance(vectors, _LongDocument) else
                 query_distances(vectors, starts, query=query, token_weights=idf)
                 for _, _, vectors, starts, idf in self._chunks(ids, offsets)])
             dist = dist[dist > 0]
@@ -350,16 +408,24 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         return (token_weights, docs) if return_tokens else token_weights
 
     def _chunks(self, ids, offsets):
-        """Yield (documents with a known token, token slice, float64 vectors, starts, idf)."""
+        """Yield (documents with a known token, token slice, float64 vectors, starts, idf).
+
+        A document longer than the budget comes alone, as a :class:`_LongDocument` that
+        reads its vectors span by span, instead of its vectors.
+        """
         d, lengths = self.embeddings_.shape[1], np.diff(offsets)
         idf = getattr(self, "idf_", None) if _is_str(self.query, "idf") else None
-        for first, stop in segment_chunks(offsets, 8 * (4 * d + 8), self.working_memory):
+        row_bytes = 8 * (4 * d + 8)
+        span = chunk_n_rows(row_bytes, max(int(offsets[-1]), 1), self.working_memory)
+        for first, stop in segment_chunks(offsets, row_bytes, self.working_memory):
             lo, hi = offsets[first], offsets[stop]
             if hi > lo:
                 rows = first + np.flatnonzero(lengths[first:stop])
                 chunk_ids = ids[lo:hi]
-                yield (rows, slice(lo, hi), np.asarray(self.embeddings_[chunk_ids], np.float64),
-                       offsets[rows] - lo, None if idf is None else idf[chunk_ids])
+                vectors = (_LongDocument(self.embeddings_, chunk_ids, span) if hi - lo > span
+                           else np.asarray(self.embeddings_[chunk_ids], np.float64))
+                yield (rows, slice(lo, hi), vectors, offsets[rows] - lo,
+                       None if idf is None else idf[chunk_ids])
 
     def _pool(self, docs, ids, offsets, positions, *, warn=True):
         """Pooled vectors (n_docs, d) and per-document weight arrays aligned with ``docs``."""
@@ -368,8 +434,12 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         kern, lengths = get_kernel(self.kernel), np.diff(offsets)
         query = getattr(self, "query_vector_", None)
         for rows, tokens, vectors, starts, idf in self._chunks(ids, offsets):
-            pooled[rows], weights[tokens] = attention_pool(
-                vectors, starts, kern, self.bandwidth_, query=query, token_weights=idf)
+            if isinstance(vectors, _LongDocument):         # one document, span by span
+                pooled[rows], weights[tokens] = _long_attention_pool(
+                    vectors, kern, self.bandwidth_, query=query, token_weights=idf)
+            else:
+                pooled[rows], weights[tokens] = attention_pool(
+                    vectors, starts, kern, self.bandwidth_, query=query, token_weights=idf)
         n_empty = int(np.count_nonzero(lengths == 0))
         if warn and n_empty:
             warnings.warn(

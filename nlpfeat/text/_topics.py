@@ -21,7 +21,7 @@ from nlpfeat._validation import (
     validate_data,
 )
 from nlpfeat.text._coherence import DEFAULT_WINDOW_SIZE, coherence_values, top_word_ids
-from nlpfeat.text._documents import iter_documents
+from nlpfeat.text._documents import check_corpus_nonempty, iter_documents, reiterable
 from nlpfeat.text._topics_gensim import GensimTopicBackend
 from nlpfeat.text._topics_sklearn import SklearnTopicBackend
 from nlpfeat.text._vocabulary import check_vocabulary, count_matrix, terms_in_column_order
@@ -29,6 +29,7 @@ from nlpfeat.text._vocabulary import check_vocabulary, count_matrix, terms_in_co
 __all__ = ["TopicModel"]
 
 _BACKENDS = {"gensim": GensimTopicBackend, "sklearn": SklearnTopicBackend}
+_LSI_MAX_VALUE = 1e150    # gensim's LSI squares X's values: beyond ~1e154 they overflow
 
 
 def _is_tokens(X):
@@ -44,6 +45,11 @@ def _is_tokens(X):
                         "strings; put a vectorizer first: make_pipeline(BagOfWords(), "
                         "TopicModel()), or split the documents into token lists.")
     return first is not None and not isinstance(first, str) and isinstance(first[0], str)
+
+
+def _is_empty(X):
+    """True for a corpus without documents given as a list or tuple (``[]``)."""
+    return isinstance(X, (list, tuple)) and len(X) == 0
 
 
 def _is_lda(model):
@@ -180,7 +186,15 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
     # ---- input -----------------------------------------------------------------------
     def _matrix(self, X, reset):
-        """(CSR float64 document-term matrix, token lists or None) of any accepted input."""
+        """(CSR float64 document-term matrix, token lists or None) of any accepted input.
+
+        ``X`` must have been passed through ``reiterable`` (a generator is read once).
+        """
+        if _is_empty(X):
+            if reset:
+                check_corpus_nonempty(0)
+            n_features = getattr(self, "n_features_in_", self.components_.shape[1])
+            return sp.csr_matrix((0, n_features)), []
         if _is_tokens(X):
             texts = list(iter_documents(X, input="tokens"))
             if reset:
@@ -194,11 +208,17 @@ class TopicModel(TransformerMixin, BaseEstimator):
             if reset:
                 self.n_features_in_ = Xc.shape[1]
             return sp.csr_matrix(Xc, dtype=np.float64), texts
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset,
+                          ensure_min_samples=1 if reset else 0)
         if reset:
             names = getattr(self, "feature_names_in_", None)
             if self.vocabulary is not None:
                 self.vocabulary_ = self._fixed_vocabulary()
+                if len(self.vocabulary_) != X.shape[1]:
+                    raise ValueError(
+                        f"vocabulary has {len(self.vocabulary_)} words but X has "
+                        f"{X.shape[1]} columns; pass the words of X's columns, in column "
+                        f"order (the vectorizer's vocabulary_ or get_feature_names_out()).")
             elif names is not None:
                 self.vocabulary_ = {str(w): j for j, w in enumerate(names)}
             elif hasattr(self, "vocabulary_"):
@@ -208,7 +228,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
     def _fixed_vocabulary(self):
         if isinstance(self.vocabulary, dict):
             return check_vocabulary(self.vocabulary)
-        return {str(w): j for j, w in enumerate(self.vocabulary)}
+        return check_vocabulary([str(w) for w in self.vocabulary])
 
     def _check_values(self, X):
         if self.method != "lsi" and X.nnz and X.data.min() < 0:
@@ -217,10 +237,21 @@ class TopicModel(TransformerMixin, BaseEstimator):
                              f"non-negative counts (BagOfWords); use method='lsi' for "
                              f"signed weights.")
         n_samples, n_features = X.shape
+        if n_features < 2:
+            raise ValueError(f"TopicModel needs at least 2 words (columns) to find topics and "
+                             f"score their coherence, which compares pairs of words; got "
+                             f"n_features={n_features}. Fit on a larger vocabulary (e.g. a "
+                             f"lower min_df in the vectorizer).")
         if self.n_topics > n_features:
             raise ValueError(f"n_topics={self.n_topics} exceeds the vocabulary size "
                              f"(n_features={n_features}); choose n_topics <= {n_features} "
                              f"or keep more words (e.g. a lower min_df in the vectorizer).")
+        if (self.method == "lsi" and self.backend == "gensim" and X.nnz
+                and np.abs(X.data).max() > _LSI_MAX_VALUE):
+            raise ValueError(f"X holds values up to {np.abs(X.data).max():.3g}, too large for "
+                             f"gensim's LsiModel (its products overflow float64 to inf); "
+                             f"rescale X (e.g. divide by its largest value) or use "
+                             f"backend='sklearn'.")
         limit = min(n_samples, n_features)
         if self.method == "lsi" and self.n_topics > limit:
             raise ValueError(f"method='lsi' finds at most min(n_samples={n_samples}, "
@@ -242,7 +273,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         -------
         self : TopicModel
         """
-        Xc, texts = self._matrix(X, reset=True)
+        Xc, texts = self._matrix(reiterable(X), reset=True)
         self._check_values(Xc)
         backend = _BACKENDS[self.backend](
             self.method, self.n_topics, max_iter=self.max_iter, alpha=self.alpha,
@@ -271,7 +302,9 @@ class TopicModel(TransformerMixin, BaseEstimator):
         doc_topic : ndarray of shape (n_samples, n_topics)
         """
         check_is_fitted(self)
-        Xc, _ = self._matrix(X, reset=False)
+        Xc, _ = self._matrix(reiterable(X), reset=False)
+        if Xc.shape[0] == 0:
+            return np.zeros((0, self.n_topics))
         if self.method != "lsi" and Xc.nnz and Xc.data.min() < 0:
             self._check_values(Xc)
         Z = np.asarray(self._backend.transform(Xc), dtype=np.float64)
@@ -279,6 +312,23 @@ class TopicModel(TransformerMixin, BaseEstimator):
             s = self.singular_values_
             Z *= np.power(s, self.eig - 1, out=np.zeros_like(s), where=s > 0)
         return Z
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Fit, then return the document-topic matrix of ``X`` (a generator is read once).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) or list of list of str
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        doc_topic : ndarray of shape (n_samples, n_topics)
+        """
+        X = reiterable(X)
+        return self.fit(X).transform(X)
 
     @available_if(_is_lda)
     def perplexity(self, X):
@@ -288,7 +338,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         online, scikit-learn in batches).
         """
         check_is_fitted(self)
-        Xc, _ = self._matrix(X, reset=False)
+        Xc, _ = self._matrix(reiterable(X), reset=False)
         self._check_values(Xc)
         return self._backend.perplexity(Xc)
 
@@ -343,5 +393,5 @@ class TopicModel(TransformerMixin, BaseEstimator):
         score : float
         """
         check_is_fitted(self)
-        Xc, texts = self._matrix(X, reset=False)
+        Xc, texts = self._matrix(reiterable(X), reset=False)
         return float(self._coherence(Xc if texts is None else texts, self.coherence).mean())

@@ -172,14 +172,17 @@ def test_word_absent_from_reference_contributes_zero():
     X = np.array([[1, 1, 0], [1, 0, 0]])
     assert topic_coherence([[0, 2]], X, measure="c_npmi")[0] == 0.0
     # c_v: the absent word's NPMI vector is zero, so its cosine is 0; word 0's is 1
-    assert topic_coherence([[0, 2]], X, measure="c_v")[0] == 0.5
+    assert topic_coherence([[0, 2]], X, measure="c_v")[0] == pytest.approx(0.5, abs=1e-12)
     assert topic_coherence([[2, 0]], X, measure="u_mass")[0] == 0.0   # conditioned on word 2
 
 
 def test_errors():
     X = np.array([[1, 1, 0], [1, 0, 1]])
-    with pytest.raises(KeyError, match="'zebra' is not in the vocabulary"):
+    with pytest.warns(UserWarning, match="'zebra' \\(topic 0\\)"), \
+            pytest.raises(ValueError, match="Topic 0 .* has 1 word"):
         topic_coherence([["a", "zebra"]], X, vocabulary=["a", "b", "c"])
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="No word of topic 1"):
+        topic_coherence([["a", "b"], ["yak", "zebra"]], X, vocabulary=["a", "b", "c"])
     with pytest.raises(ValueError, match="need vocabulary"):
         topic_coherence([["a", "b"]], X)
     with pytest.raises(ValueError, match="outside the 3 columns"):
@@ -194,10 +197,30 @@ def test_errors():
         topic_coherence([["a", "b"]], [["a", "b"]], window_size=0)
     with pytest.raises(ValueError, match="no documents"):
         topic_coherence([["a", "b"]], [], window_size=None)
+    with pytest.raises(ValueError, match="Input corpus contains 1 NaN"):
+        topic_coherence([[0, 1]], np.array([[np.nan, 1.0], [1.0, 1.0]]))
 
 
-def test_single_word_topic_is_nan_and_empty_documents_count_as_windows():
-    assert np.isnan(topic_coherence([["a"]], [["a", "b"]], measure="c_npmi")[0])
+@pytest.mark.parametrize("measure", MEASURES)
+def test_single_word_topic_raises_instead_of_nan(measure):
+    for corpus in ([["a", "b"]], np.array([[1, 1]])):
+        with pytest.raises(ValueError, match="has 1 word.*at least 2"):
+            topic_coherence([[0]] if isinstance(corpus, np.ndarray) else [["a"]], corpus,
+                            measure=measure)
+
+
+def test_unknown_topic_words_are_dropped_with_a_warning_and_the_rest_scored():
+    texts = [["cat", "dog", "pet"], ["dog", "pet", "vet"], ["bank", "loan"], ["cat", "pet"]]
+    known = topic_coherence([["cat", "dog", "pet"]], texts, measure="c_npmi", window_size=None)
+    vocab = {w: j for j, w in enumerate(sorted({w for t in texts for w in t}))}
+    for kwargs in ({}, {"vocabulary": vocab}):       # not in the corpus / not in vocabulary
+        with pytest.warns(UserWarning, match="1 topic word.*'zebra' \\(topic 0\\)"):
+            got = topic_coherence([["cat", "zebra", "dog", "pet"]], texts, measure="c_npmi",
+                                  window_size=None, **kwargs)
+        np.testing.assert_allclose(got, known, rtol=1e-12)
+
+
+def test_empty_documents_count_as_windows():
     # an empty document is one (empty) window, as in gensim: P(a) = 1/2
     value = topic_coherence([["a", "b"]], [["a", "b"], []], measure="c_uci", window_size=5)
     np.testing.assert_allclose(value, [np.log((0.5 + 1e-12) / 0.25)])
@@ -222,7 +245,9 @@ def test_scorer_ranks_sklearn_models_in_a_pipeline(lee):
     # the scorer's value is the mean coherence of the fitted topics on the held-out matrix
     best = search.best_estimator_
     Xt = best[:-1].transform(docs)
-    expected = topic_coherence(np.argsort(-best[-1].components_, axis=1)[:, :10], Xt).mean()
+    # top words: ties (NMF's zeros) broken towards the lower column, as the scorer does
+    top = np.argsort(-np.abs(best[-1].components_), axis=1, kind="stable")[:, :10]
+    expected = topic_coherence(top, Xt).mean()
     assert coherence_scorer("c_npmi")(best, docs) == pytest.approx(expected, abs=1e-12)
 
 

@@ -240,3 +240,31 @@ def test_not_fitted_raises():
 def test_documents_without_tokens_raise():
     with pytest.raises(ValueError, match="hold no tokens"):
         PMIEmbedding(2).fit(["a b", "c"])
+
+
+@pytest.mark.parametrize("pooling", ["mean", "tfidf", "attention"])
+def test_empty_corpus_fit_raises_transform_gives_zero_rows(toy, pooling):
+    with pytest.raises(ValueError, match="Empty corpus"):
+        PMIEmbedding(2, min_count=1).fit([])
+    emb = PMIEmbedding(3, window=2, min_count=2, pooling=pooling, random_state=0).fit(toy.data)
+    out = emb.transform([])
+    assert out.shape == (0, 3) and out.dtype == np.float64
+
+
+def test_fit_transform_reads_the_documents_once(toy):
+    """fit_transform tokenizes once: open files (read once) give the same vectors."""
+    import io
+
+    emb = PMIEmbedding(3, window=2, min_count=2, random_state=0, input="file")
+    got = emb.fit_transform([io.StringIO(doc) for doc in toy.data])
+    expected = PMIEmbedding(3, window=2, min_count=2, random_state=0).fit(toy.data)
+    np.testing.assert_allclose(got, expected.transform(toy.data), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"alpha": 1e308}, "PMI overflows float64 with alpha="),
+    ({"eig": 1e5}, "eig=100000.0 overflows the singular-value weights"),
+])
+def test_overflowing_parameters_raise_instead_of_svd_or_nan(toy, params, message):
+    with pytest.raises(ValueError, match=message):
+        PMIEmbedding(3, window=2, min_count=2, random_state=0, **params).fit(toy.data)

@@ -184,3 +184,42 @@ def test_bad_documents_and_not_fitted():
         LocallyWeightedBagOfWords().fit([])
     with pytest.raises(TypeError, match="Document 1 is of type NoneType"):
         LocallyWeightedBagOfWords().fit(["a b", None])
+
+
+@pytest.mark.parametrize("kernel, bandwidth", [("gaussian", 0.2), ("gaussian", 1e-4),
+                                               ("tophat", 0.3), ("tophat", 1e-6),
+                                               ("epanechnikov", 0.05)])
+@pytest.mark.parametrize("pooling", ["concat", "mean"])
+def test_a_document_longer_than_the_budget_is_read_in_spans(kernel, bandwidth, pooling):
+    """A document that alone exceeds working_memory is weighted span by span, with the
+    same histograms (a tiny compact bandwidth: the nearest tokens share the weight)."""
+    rng = np.random.RandomState(0)
+    words = [f"w{i}" for i in range(40)]
+    docs = [list(rng.choice(words, size=n)) for n in (4000, 3, 1, 2999)]
+    params = dict(input="tokens", n_positions=7, kernel=kernel, bandwidth=bandwidth,
+                  pooling=pooling)
+    whole = LocallyWeightedBagOfWords(**params).fit(docs).transform(docs)
+    spans = LocallyWeightedBagOfWords(working_memory=0.01, **params).fit(docs).transform(docs)
+    assert spans.has_canonical_format and (spans.data > 0).all()
+    np.testing.assert_allclose(spans.toarray(), whole.toarray(), rtol=1e-10, atol=1e-15)
+    blocks = np.stack(_blocks(spans, 7 if pooling == "concat" else 1))  # (n_pos, docs, terms)
+    np.testing.assert_allclose(blocks.sum(axis=2)[:, [0, 3]], 1.0, rtol=1e-12)
+
+
+def test_long_document_memory_stays_within_the_budget():
+    """Peak memory (tracemalloc) of transform on one 40,000-token document with 10
+    positions and a 1 MiB budget: 4.1 MiB, the budget plus O(n_tokens) bookkeeping; 14 MiB
+    when the (positions x tokens) weights were held at once."""
+    import tracemalloc
+
+    rng = np.random.RandomState(0)
+    doc = list(rng.choice([f"w{i}" for i in range(30)], size=40_000))
+    lowbow = LocallyWeightedBagOfWords(input="tokens", n_positions=10, working_memory=1)
+    lowbow.fit([doc[:50]])
+    tracemalloc.start()
+    try:
+        lowbow.transform([doc])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20 * 1 + 16 * 8 * len(doc)

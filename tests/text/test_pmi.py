@@ -117,3 +117,32 @@ def test_shift_needs_sppmi():
 def test_unknown_kind_raises():
     with pytest.raises(ValueError, match="'kind' parameter of pmi"):
         pmi([[1, 2], [3, 4]], "lmi")
+
+
+def test_counts_near_the_float64_maximum_give_the_scale_free_values():
+    """PMI and NPMI only depend on the ratios of the counts: scaling them so that their row,
+    column and total sums overflow float64 changes nothing."""
+    counts = np.array([[40.0, 40.0, 0.0], [1.0, 40.0, 2.0]])
+    for kind in ("pmi", "npmi", "ppmi"):
+        small = pmi(counts, kind, alpha=1.0)
+        huge = pmi(counts * 4e306, kind, alpha=1.0)
+        assert np.isfinite(huge.data).all()
+        np.testing.assert_allclose(huge.toarray(), small.toarray(), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("alpha", [50.0, 1e3, 1e5])
+def test_large_alpha_stays_finite_and_matches_log_space_definition(alpha):
+    counts = np.array([[4.0, 1.0, 3.0], [1.0, 40.0, 2.0]])
+    log_cols = np.log(counts.sum(axis=0))
+    top = log_cols.max()                                   # reference: log P_alpha(c) in log space
+    log_p_context = alpha * (log_cols - top) - np.log(np.exp(alpha * (log_cols - top)).sum())
+    expected = (np.log(counts / counts.sum()) - np.log(counts.sum(axis=1, keepdims=True)
+                                                       / counts.sum()) - log_p_context)
+    got = pmi(counts, alpha=alpha).toarray()
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
+def test_alpha_beyond_float64_range_raises():
+    with pytest.raises(ValueError, match="PMI overflows float64 with alpha=1e"):
+        pmi(np.array([[4, 1], [1, 40]]), alpha=1e308)

@@ -370,3 +370,47 @@ def test_median_bandwidth_is_the_median_token_query_distance(query):
             dist.extend(np.linalg.norm(V - center, axis=1))
     dist = np.array(dist)
     np.testing.assert_allclose(pool.bandwidth_, np.median(dist[dist > 0]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("query", ["mean", "idf", "fixed"])
+@pytest.mark.parametrize("bandwidth", ["median", 0.7, "per-dimension"])
+@pytest.mark.parametrize("kernel", ["gaussian", "tophat"])
+def test_a_document_longer_than_the_budget_is_read_in_spans(query, bandwidth, kernel):
+    """A document that alone exceeds working_memory is pooled span by span (mean query,
+    distances, weighted sum), with the same vectors, weights and median bandwidth."""
+    rng = np.random.RandomState(1)
+    emb = _random_embeddings(1, d=6)
+    docs = [list(rng.choice(VOCAB + ["oov1"], size=n)) for n in (3000, 7, 1, 2500)]
+    q = rng.normal(size=6) if query == "fixed" else query
+    h = np.linspace(0.5, 2.0, 6) if bandwidth == "per-dimension" else bandwidth
+    params = dict(query=q, kernel=kernel, bandwidth=h)
+    whole = KernelAttentionPooling(emb, **params).fit(docs)
+    spans = KernelAttentionPooling(emb, working_memory=0.005, **params).fit(docs)  # 80 tokens
+    if bandwidth == "median":
+        assert spans.bandwidth_ == pytest.approx(whole.bandwidth_, rel=1e-12)
+    np.testing.assert_allclose(spans.transform(docs), whole.transform(docs), rtol=1e-9,
+                               atol=1e-12)
+    for a, b in zip(spans.attention_weights(docs), whole.attention_weights(docs)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-15)
+
+
+def test_long_document_memory_stays_within_the_budget():
+    """Peak memory (tracemalloc) of transform on one 40,000-token document, d=50, with a
+    1 MiB budget: 5.1 MiB, the budget plus O(n_tokens) bookkeeping; 49 MiB when the whole
+    (tokens x d) vectors and differences were held at once."""
+    import tracemalloc
+
+    rng = np.random.RandomState(0)
+    emb = {t: rng.normal(size=50) for t in VOCAB}
+    doc = list(rng.choice(VOCAB, size=40_000))
+    pool = KernelAttentionPooling(emb, bandwidth=1.0, working_memory=1).fit([doc[:50]])
+    tracemalloc.start()
+    try:
+        pool.transform([doc])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    n_tokens = len(doc)
+    # the budget, plus O(n_tokens) bookkeeping (ids, positions, distances, weights), with
+    # room: 24 floats a token (the vectors alone are 50)
+    assert peak < 2**20 * 1 + 24 * 8 * n_tokens

@@ -1,6 +1,7 @@
 """What every nlpfeat text vectorizer promises: scikit-learn protocol, shared text options,
 bad-input errors, Pipeline and GridSearchCV."""
 import copy
+import warnings
 import pickle
 
 import numpy as np
@@ -203,3 +204,113 @@ def test_token_lists_are_not_modified(est):
     est.fit(docs)
     est.transform(docs)
     assert docs == snapshot
+
+
+# ---- one-shot iterators: read exactly once, or rejected before any of it is read ------------
+_TOKENS = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog", "sat"],
+           ["a", "cat", "and", "a", "dog", "sat"], ["the", "cat", "sat"]]
+_TEXTS = [" ".join(doc) for doc in _TOKENS]
+_EMB = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "sat": [1.0, 1.0], "mat": [0.5, 0.2]}
+
+
+def _every_text_estimator():
+    """(estimator, documents) for every text estimator of nlpfeat.text."""
+    from nlpfeat.text import (Collocations, KernelAttentionPooling,
+                              LocallyWeightedBagOfWords, PMIEmbedding, TopicModel)
+
+    return [
+        (BagOfWords(), _TEXTS),
+        (PositionalBagOfWords(), _TEXTS),
+        (TfidfVectorizer(), _TEXTS),
+        (Collocations("pmi", min_count=1), _TOKENS),
+        (PMIEmbedding(2, window=2, min_count=1, random_state=0), _TEXTS),
+        (PMIEmbedding(2, window=2, min_count=1, random_state=0, pooling="attention"), _TEXTS),
+        (TopicModel(2, max_iter=2, random_state=0), _TOKENS),
+        (TopicModel(2, backend="sklearn", max_iter=2, random_state=0), _TOKENS),
+        (LocallyWeightedBagOfWords(n_positions=2), _TEXTS),
+        (KernelAttentionPooling(_EMB), _TOKENS),
+        (KernelAttentionPooling(PMIEmbedding(2, window=2, min_count=1, input="tokens",
+                                             random_state=0)), _TOKENS),
+    ]
+
+
+_REJECTED = object()
+
+
+def _one_shot(docs):
+    return (doc for doc in docs)
+
+
+def _read_once_or_rejected(call, gen, first):
+    """The call's result, or _REJECTED after a TypeError that names the fix and left the
+    generator unread."""
+    try:
+        return call(gen)
+    except TypeError as exc:
+        assert "list" in str(exc) and "re-iterable" in str(exc), str(exc)
+        assert next(gen) == first                  # rejected before anything was read
+        return _REJECTED
+
+
+def _assert_same_output(got, expected):
+    if got is _REJECTED:
+        return
+    if isinstance(expected, list):                 # Collocations: token lists
+        assert got == expected
+        return
+    got, expected = (x.toarray() if hasattr(x, "toarray") else np.asarray(x)
+                     for x in (got, expected))
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("est, docs", _every_text_estimator(),
+                         ids=lambda x: type(x).__name__ if hasattr(x, "fit") else "")
+@pytest.mark.parametrize("method", ["fit", "transform", "fit_transform"])
+def test_one_shot_iterator_is_read_once_or_rejected(est, docs, method):
+    """A generator is never consumed by a first pass and found empty by a second: fit,
+    transform and fit_transform read it once (same result as the list) or reject it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)        # pooling: unknown tokens
+        fitted = clone(est).fit(docs)
+        if method == "fit":
+            expected = fitted.transform(docs)
+            model = _read_once_or_rejected(clone(est).fit, _one_shot(docs), docs[0])
+            got = _REJECTED if model is _REJECTED else model.transform(docs)
+        elif method == "transform":
+            expected = fitted.transform(docs)
+            got = _read_once_or_rejected(fitted.transform, _one_shot(docs), docs[0])
+        else:
+            expected = clone(est).fit_transform(docs)
+            got = _read_once_or_rejected(clone(est).fit_transform, _one_shot(docs), docs[0])
+    assert (expected.shape[0] if hasattr(expected, "shape") else len(expected)) == len(docs)
+    _assert_same_output(got, expected)
+
+
+def test_one_shot_iterator_cooccurrence_pmi_and_coherence():
+    from nlpfeat.text import cooccurrence, pmi, topic_coherence
+
+    counts, vocab = cooccurrence(_TOKENS, 2)
+    got, got_vocab = cooccurrence(_one_shot(_TOKENS), 2)       # one pass, streamed
+    assert got_vocab == vocab and (got != counts).nnz == 0
+    with pytest.raises(TypeError, match="array-like"):          # a matrix, not a corpus
+        pmi(row for row in counts.toarray())
+    topics = [["cat", "sat"], ["dog", "the"]]
+    np.testing.assert_allclose(topic_coherence(topics, _one_shot(_TOKENS), window_size=None),
+                               topic_coherence(topics, _TOKENS, window_size=None), rtol=1e-12)
+
+
+@pytest.mark.parametrize("est, docs", [c for c in _every_text_estimator()
+                                       if type(c[0]).__name__ in
+                                       ("PMIEmbedding", "TopicModel", "KernelAttentionPooling",
+                                        "LocallyWeightedBagOfWords")],
+                         ids=lambda x: type(x).__name__ if hasattr(x, "fit") else "")
+def test_empty_corpus_zero_rows_and_fit_error(est, docs):
+    """transform([]) gives zero rows with the fitted width; fit([]) and fit_transform([])
+    raise a clear error."""
+    for method in ("fit", "fit_transform"):
+        with pytest.raises(ValueError, match="Empty corpus"):
+            getattr(clone(est), method)([])
+    fitted = clone(est).fit(docs)
+    width = fitted.transform(docs[:1]).shape[1]
+    assert fitted.transform([]).shape == (0, width)
