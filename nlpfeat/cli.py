@@ -312,7 +312,9 @@ def _add_compare(sub):
 
 
 def _add_corpus_commands(sub):
+    from nlpfeat.text._coherence import COHERENCE_MEASURES
     from nlpfeat.text._collocations import MEASURES
+    from nlpfeat.text._topics import BACKENDS, METHODS
 
     p = sub.add_parser("features", help="document-feature matrix of a corpus",
                        description="Write the document x feature matrix of a corpus (or the "
@@ -357,11 +359,10 @@ def _add_corpus_commands(sub):
                        formatter_class=_FORMATTER)
     p.add_argument("file", help=_CORPUS_HELP)
     p.add_argument("-k", type=_positive_int, default=10, help="number of topics")
-    p.add_argument("--method", choices=["lda", "nmf", "lsi"], default="lda",
-                   help="topic model")
-    p.add_argument("--backend", choices=["gensim", "sklearn"], default="gensim",
+    p.add_argument("--method", choices=METHODS, default=METHODS[0], help="topic model")
+    p.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
                    help="library that fits the model")
-    p.add_argument("--coherence", choices=["c_npmi", "u_mass", "c_uci", "c_v"], default="c_npmi",
+    p.add_argument("--coherence", choices=COHERENCE_MEASURES, default=COHERENCE_MEASURES[0],
                    help="coherence measure printed per topic")
     p.add_argument("--n-words", type=_positive_int, default=10, help="top words per topic")
     p.add_argument("--min-df", type=_positive_int, default=2,

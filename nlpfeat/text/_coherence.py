@@ -29,6 +29,8 @@ EPSILON = 1e-12
 #: Sliding-window size used with token lists when ``window_size="auto"`` (gensim's defaults;
 #: ``None`` = boolean document).
 DEFAULT_WINDOW_SIZE = {"u_mass": None, "c_uci": 10, "c_npmi": 10, "c_v": 110}
+#: The coherence measures, the default first.
+COHERENCE_MEASURES = ("c_npmi", "u_mass", "c_uci", "c_v")
 
 
 def _is_matrix(corpus):

@@ -29,6 +29,9 @@ from nlpfeat.text._vocabulary import check_vocabulary, count_matrix, terms_in_co
 __all__ = ["TopicModel"]
 
 _BACKENDS = {"gensim": GensimTopicBackend, "sklearn": SklearnTopicBackend}
+#: Topic-model methods and backends, the defaults first.
+METHODS = ("lda", "nmf", "lsi")
+BACKENDS = tuple(_BACKENDS)
 _LSI_MAX_VALUE = 1e150    # gensim's LSI squares X's values: beyond ~1e154 they overflow
 
 
@@ -149,8 +152,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_topics": [Interval(Integral, 1, None, closed="left")],
-        "method": [StrOptions({"lda", "nmf", "lsi"})],
-        "backend": [StrOptions({"gensim", "sklearn"})],
+        "method": [StrOptions(set(METHODS))],
+        "backend": [StrOptions(set(BACKENDS))],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "alpha": [Interval(Real, 0, None, closed="neither"), None],
         "eta": [Interval(Real, 0, None, closed="neither"), None],
