@@ -326,3 +326,17 @@ def test_subpackages_are_imported_lazily():
                          check=True).stdout.split()
     assert out[:3] == ["NadarayaWatsonRegressor", "BagOfWords", "AttentionRegressor"]
     assert int(out[3]) > 20 and out[4] == "False"
+
+
+def test_text_uses_only_the_kernels_shared_api():
+    import ast
+    from pathlib import Path
+
+    import nlpfeat
+
+    root = Path(nlpfeat.__file__).parent
+    for path in (root / "text").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and \
+                    node.module.startswith("nlpfeat.kernels."):
+                assert node.module == "nlpfeat.kernels._shared", (path.name, node.module)

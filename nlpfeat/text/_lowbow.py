@@ -13,7 +13,6 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import (
-    HasMethods,
     Integral,
     Interval,
     Real,
@@ -21,7 +20,7 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.kernels._kernels import get_kernel
+from nlpfeat.kernels._shared import Kernel, get_kernel
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS
 from nlpfeat.text._documents import check_corpus_nonempty
@@ -173,7 +172,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_positions": [Interval(Integral, 1, None, closed="left")],
-        "kernel": [str, callable, HasMethods(["log_k", "k"])],
+        "kernel": [str, callable, Kernel],
         "bandwidth": [Interval(Real, 0, None, closed="neither")],
         "pooling": [StrOptions({"concat", "mean"})],
         **{name: COUNTING_PARAMETER_CONSTRAINTS[name]

@@ -27,9 +27,7 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.kernels._bandwidth import rule_of_thumb
-from nlpfeat.kernels._kernels import get_kernel
-from nlpfeat.kernels._pairwise import check_bandwidth
+from nlpfeat.kernels._shared import check_bandwidth, get_kernel, rule_of_thumb
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._segment import (
