@@ -53,7 +53,7 @@ def attention_maps(X, y, queries, quick, seed):
             if quick:  # 30 epochs are known to stop short of convergence
                 warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(X, y)
-        maps[f"attention, {score} score"] = model.attention_weights(queries)[0]
+        maps[f"attention, {score} score"] = model.attention_weights(queries)
     return {k: (w.toarray() if hasattr(w, "toarray") else np.asarray(w)) for k, w in maps.items()}
 
 

@@ -1,7 +1,7 @@
 """Topics of the Lee news corpus, the number of topics chosen by coherence with GridSearchCV.
 
 ``TopicModel.score`` is the mean coherence (NPMI of the top words over 10-token sliding
-windows) of the topics on held-out documents, so a plain ``GridSearchCV`` over ``n_topics``
+windows) of the topics on held-out documents, so a plain ``GridSearchCV`` over ``n_components``
 picks the model whose topics hang together best on text it has not seen. The chosen model's
 topics are then printed with three coherence measures (all higher-is-better: ``c_npmi`` in
 [-1, 1], ``u_mass`` <= 0, ``c_v`` about [0, 1]).
@@ -42,20 +42,20 @@ def main(argv=None):
     print(f"Lee background: {len(texts)} articles, {len(vocab)} words\n")
 
     model = TopicModel(max_iter=passes, random_state=0, vocabulary=vocab, coherence="c_npmi")
-    search = GridSearchCV(model, {"n_topics": grid},
+    search = GridSearchCV(model, {"n_components": grid},
                           cv=KFold(folds, shuffle=True, random_state=0)).fit(texts)
     print("held-out coherence (mean c_npmi over topics, mean over folds):")
     for k, score, sd in zip(grid, search.cv_results_["mean_test_score"],
                             search.cv_results_["std_test_score"]):
-        mark = "  <- best" if k == search.best_params_["n_topics"] else ""
-        print(f"  n_topics={k:<3} {score:7.4f} +- {sd:.4f}{mark}")
+        mark = "  <- best" if k == search.best_params_["n_components"] else ""
+        print(f"  n_components={k:<3} {score:7.4f} +- {sd:.4f}{mark}")
 
     best = search.best_estimator_            # refitted on every article
     topics = best.top_words(8)
     measures = {m: topic_coherence(topics, texts, measure=m, vocabulary=vocab)
                 for m in ("c_npmi", "c_v", "u_mass")}
     order = np.argsort(-measures["c_npmi"])
-    print(f"\n{best.n_topics} topics, most coherent first (c_npmi, c_v, u_mass):")
+    print(f"\n{best.n_components} topics, most coherent first (c_npmi, c_v, u_mass):")
     for k in order:
         scores = "  ".join(f"{measures[m][k]:6.3f}" for m in measures)
         print(f"  {scores}   {' '.join(topics[k])}")

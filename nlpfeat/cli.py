@@ -179,7 +179,7 @@ def cmd_topics(args, parser):
     bow = BagOfWords(min_df=args.min_df, max_df=args.max_df, stop_words=stop_words,
                      **_text_options(args))
     X = bow.fit_transform(docs)
-    model = TopicModel(n_topics=args.k, method=args.method, backend=args.backend,
+    model = TopicModel(n_components=args.k, method=args.method, backend=args.backend,
                        random_state=args.seed, coherence=args.coherence,
                        vocabulary=bow.vocabulary_).fit(X)
     for k, words in enumerate(model.top_words(args.n_words)):
@@ -375,7 +375,7 @@ def _add_corpus_commands(sub):
     p.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
     p.add_argument("--seed", type=int, default=0, help="random seed of the model")
     _add_text_options(p)
-    p.set_defaults(func=cmd_topics, subparser=p, flags={"n_topics": "-k", "n_components": "-k"})
+    p.set_defaults(func=cmd_topics, subparser=p, flags={"n_components": "-k"})
 
     p = sub.add_parser("neighbors", help="nearest neighbours in PMI-embedding space",
                        description="Fit PPMI-SVD word vectors and print the nearest neighbours "

@@ -298,7 +298,7 @@ def plot_topics(topic_model, n_words=10, ax=None):
     >>> from nlpfeat.text import TopicModel
     >>> from nlpfeat.viz import plot_topics
     >>> docs = [sentence.split() for sentence in load_toy_corpus("en").data]
-    >>> tm = TopicModel(n_topics=2, method="nmf", backend="sklearn", random_state=0)
+    >>> tm = TopicModel(n_components=2, method="nmf", backend="sklearn", random_state=0)
     >>> fig = plot_topics(tm.fit(docs), n_words=5)
     >>> len(fig.axes)
     2

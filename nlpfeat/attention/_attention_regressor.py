@@ -129,8 +129,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     >>> from nlpfeat.datasets import make_nw_regression
     >>> X, y, f = make_nw_regression(100, noise=0.5, return_true=True, random_state=0)
     >>> reg = AttentionRegressor(learning_rate=0.05, max_iter=50, random_state=0).fit(X, y)
-    >>> reg.attention_weights(X[:2]).shape
-    (1, 2, 100)
+    >>> reg.attention_weights(X[:2]).shape          # (n_queries, n_keys)
+    (2, 100)
     >>> print(round(reg.score(X, f), 2))       # R^2 against the noiseless curve
     0.93
     """
@@ -237,23 +237,32 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         out = out * self.y_scale_ + self.y_mean_
         return out.ravel() if self._y_1d else out
 
-    def attention_weights(self, X):
+    def attention_weights(self, X, *, per_head=False):
         """Attention of each query over the memory (the whole training set).
+
+        nlpfeat's convention for every estimator: ``(n_queries, n_keys)``, averaged over
+        heads; ``per_head=True`` adds a leading heads axis.
 
         Parameters
         ----------
         X : array-like of shape (n_queries, n_features)
+        per_head : bool, default=False
+            Return each head's weights instead of their mean.
 
         Returns
         -------
-        weights : ndarray of shape (n_heads, n_queries, n_samples_fit)
-            Non-negative, each row summing to one. Memory: ``n_heads * n_queries *
-            n_samples_fit`` floats.
+        weights : ndarray of shape (n_queries, n_samples_fit), or (n_heads, n_queries, n_samples_fit) with ``per_head``
+            Non-negative, each row summing to one.
         """
         Xq = self._queries(X)
-        out = np.empty((self.n_heads, len(Xq), len(self.memory_X_)), dtype=self.dtype)
+        shape = (self.n_heads, len(Xq), len(self.memory_X_))
+        out = np.empty(shape if per_head else shape[1:], dtype=self.dtype)
         for rows in gen_row_chunks(len(Xq), self._row_bytes(), self.working_memory):
             S, _ = _scores(self.params_, self.score_func, Xq[rows], self.memory_X_)
-            out[:, rows] = masked_softmax(S, None)
+            W = masked_softmax(S, None)
+            if per_head:
+                out[:, rows] = W
+            else:
+                out[rows] = W.mean(axis=0)
         return out
 

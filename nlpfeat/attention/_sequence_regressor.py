@@ -137,8 +137,8 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
     >>> X = rng.normal(size=(64, 6, 2))            # 64 sequences of 6 tokens, 2 features
     >>> y = X[:, :, 0].max(axis=1)
     >>> reg = SequenceAttentionRegressor(max_iter=5, random_state=0).fit(X, y)
-    >>> reg.predict(X[:3]).shape, reg.attention_weights(X[:3]).shape
-    ((3,), (2, 4, 3, 6, 6))
+    >>> reg.predict(X[:3]).shape, reg.attention_weights(X[:3]).shape   # (n, L, L)
+    ((3,), (3, 6, 6))
     """
 
     _parameter_constraints = {
@@ -309,22 +309,40 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
             return out.reshape(len(out), -1)
         return out.ravel() if self._y_1d else out
 
-    def attention_weights(self, X):
-        """Self-attention weights of every layer and head.
+    def attention_weights(self, X, *, per_head=False, layer=-1):
+        """Self-attention weights of each sample's positions over its positions.
+
+        nlpfeat's convention for every estimator: ``(n_queries, n_keys)`` per sample,
+        averaged over heads, here of the last layer; ``per_head=True`` keeps a heads axis
+        and ``layer="all"`` a layers axis.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, L, d) or (n_samples, L * d)
+        per_head : bool, default=False
+            Each head's weights instead of their mean.
+        layer : int or "all", default=-1
+            Which encoder layer (negative counts from the last), or every layer.
 
         Returns
         -------
-        weights : ndarray of shape (n_layers, n_heads, n_samples, L, L)
-            Row ``i`` of ``weights[l, h, s]`` is how position ``i`` of sample ``s`` weights
-            every position in layer ``l``, head ``h``.
+        weights : ndarray of shape (n_samples, L, L)
+            Row ``i`` of ``weights[s]`` is how position ``i`` of sample ``s`` weights every
+            position. ``layer="all"`` gives ``(n_samples, n_layers, L, L)``, ``per_head``
+            ``(n_samples, [n_layers,] n_heads, L, L)``.
         """
+        n_layers = self.n_layers
+        if layer != "all" and not (isinstance(layer, (int, np.integer))
+                                   and -n_layers <= layer < n_layers):
+            raise ValueError(f"layer must be 'all' or an int in [-{n_layers}, {n_layers}); "
+                             f"got {layer!r}.")
         X3 = self._tokens(X)
         parts = []
         for rows in self._chunks(len(X3)):
             self.network_.forward(X3[rows])
             parts.append(self.network_.attention_weights())
-        return np.concatenate(parts, axis=1).swapaxes(1, 2)
+        # (n_layers, n_samples, n_heads, L, L) -> (n_samples, n_layers, n_heads, L, L)
+        W = np.concatenate(parts, axis=1).swapaxes(0, 1)
+        if layer != "all":
+            W = W[:, layer]
+        return W if per_head else W.mean(axis=-3)

@@ -99,9 +99,8 @@ def attention_of(model, X_query):
     if not hasattr(est, "attention_weights"):
         return None
     Xq = model[:-1].transform(X_query) if hasattr(model, "steps") else X_query
-    W = est.attention_weights(Xq)
-    W = W.toarray() if hasattr(W, "toarray") else np.asarray(W)
-    return W.mean(axis=0) if W.ndim == 3 else W
+    W = est.attention_weights(Xq)      # (n_queries, n_keys) by nlpfeat's convention
+    return W.toarray() if hasattr(W, "toarray") else np.asarray(W)
 
 
 def _row(task, name, metric, higher, scores, res, features):

@@ -176,6 +176,6 @@ def lee_vectorizer(name, seed, quick):
         return TfidfVectorizer(stop_words="english")
     if name == "logentropy-lsi":
         return make_pipeline(TfidfVectorizer(weighting="logentropy", stop_words="english"),
-                             TopicModel(n_topics=50 if quick else 200, method="lsi",
+                             TopicModel(n_components=50 if quick else 200, method="lsi",
                                         backend="gensim", random_state=seed))
     return "pmi"

@@ -80,7 +80,8 @@ class TorchAttentionRegressor(RegressorMixin, BaseEstimator):
         return out.ravel() if out.shape[1] == 1 else out
 
     def attention_weights(self, X):
+        """(n_queries, n_samples_fit) weights averaged over heads, nlpfeat's convention."""
         torch = self._torch
         with torch.no_grad():
             _, w = self._forward(torch.tensor((np.asarray(X, np.float64) - self.mx_) / self.sx_))
-        return w.numpy()[None]
+        return w.numpy()

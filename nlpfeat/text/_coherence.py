@@ -341,36 +341,36 @@ def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, windo
     return np.asarray(values, dtype=np.float64)
 
 
-def top_word_ids(components, top_n):
-    """Column ids of the ``top_n`` largest ``|components|`` of each row, best first.
+def top_word_ids(components, topn):
+    """Column ids of the ``topn`` largest ``|components|`` of each row, best first.
 
     Absolute values, so that an LSI topic's strongly negative words count too (as gensim's
     ``LsiModel.show_topic`` does); LDA and NMF weights are non-negative anyway. Ties go
     to the lower column, exactly as a stable sort of the whole row would order them; only
-    the entries at or above each row's ``top_n``-th largest value are sorted.
+    the entries at or above each row's ``topn``-th largest value are sorted.
     """
     keys = -np.abs(np.asarray(components, dtype=np.float64))
     n_rows, n_cols = keys.shape
-    top_n = min(top_n, n_cols)
-    if top_n == 0:
+    topn = min(topn, n_cols)
+    if topn == 0:
         return np.zeros((n_rows, 0), dtype=np.intp)
-    if 4 * top_n >= n_cols or np.isnan(keys).any():
-        return np.argsort(keys, axis=1, kind="stable")[:, :top_n]
-    kth = np.partition(keys, top_n - 1, axis=1)[:, top_n - 1:top_n]
-    rows, cols = np.nonzero(keys <= kth)          # every row: >= top_n, ties included
+    if 4 * topn >= n_cols or np.isnan(keys).any():
+        return np.argsort(keys, axis=1, kind="stable")[:, :topn]
+    kth = np.partition(keys, topn - 1, axis=1)[:, topn - 1:topn]
+    rows, cols = np.nonzero(keys <= kth)          # every row: >= topn, ties included
     order = np.lexsort((cols, keys[rows, cols], rows))
     starts = np.searchsorted(rows[order], np.arange(n_rows))
-    return cols[order][starts[:, None] + np.arange(top_n)]
+    return cols[order][starts[:, None] + np.arange(topn)]
 
 
 class _CoherenceScorer:
     """Picklable ``scorer(estimator, X, y=None)`` -> mean topic coherence (see coherence_scorer)."""
 
-    def __init__(self, measure, top_n, window_size):
-        self.measure, self.top_n, self.window_size = measure, top_n, window_size
+    def __init__(self, measure, topn, window_size):
+        self.measure, self.topn, self.window_size = measure, topn, window_size
 
     def __repr__(self):
-        return (f"coherence_scorer(measure={self.measure!r}, top_n={self.top_n}, "
+        return (f"coherence_scorer(measure={self.measure!r}, topn={self.topn}, "
                 f"window_size={self.window_size!r})")
 
     def __call__(self, estimator, X, y=None):
@@ -382,7 +382,7 @@ class _CoherenceScorer:
                     and hasattr(first, "build_analyzer") and hasattr(model, "components_")):
                 analyze = first.build_analyzer()              # the vectorizer's features, in order
                 return float(topic_coherence(
-                    top_word_ids(model.components_, self.top_n), [analyze(doc) for doc in X],
+                    top_word_ids(model.components_, self.topn), [analyze(doc) for doc in X],
                     measure=self.measure, vocabulary=first.vocabulary_,
                     window_size=self.window_size).mean())
             Xt = estimator[:-1].transform(X)
@@ -390,7 +390,7 @@ class _CoherenceScorer:
             raise TypeError(f"coherence_scorer needs a topic model with components_ "
                             f"(LatentDirichletAllocation, NMF, TruncatedSVD, TopicModel); got "
                             f"{type(model).__name__}.")
-        ids = top_word_ids(model.components_, self.top_n)
+        ids = top_word_ids(model.components_, self.topn)
         if hasattr(Xt, "toarray") or isinstance(Xt, np.ndarray):
             return float(topic_coherence(ids, Xt, measure=self.measure, window_size=None).mean())
         vocabulary = getattr(model, "vocabulary_", None)
@@ -401,12 +401,12 @@ class _CoherenceScorer:
 @validate_params(
     {
         "measure": [StrOptions(set(DEFAULT_WINDOW_SIZE))],
-        "top_n": [Interval(Integral, 2, None, closed="left")],
+        "topn": [Interval(Integral, 2, None, closed="left")],
         "window_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
     },
     prefer_skip_nested_validation=True,
 )
-def coherence_scorer(measure="c_npmi", *, top_n=10, window_size="auto"):
+def coherence_scorer(measure="c_npmi", *, topn=10, window_size="auto"):
     """A scorer for ``GridSearchCV(scoring=...)`` that ranks topic models by coherence.
 
     Works with any estimator that has ``components_`` (scikit-learn's
@@ -420,7 +420,7 @@ def coherence_scorer(measure="c_npmi", *, top_n=10, window_size="auto"):
     ----------
     measure : {"c_npmi", "c_uci", "u_mass", "c_v"}, default="c_npmi"
         See :func:`topic_coherence`. Every measure is higher-is-better, so the scorer is too.
-    top_n : int, default=10
+    topn : int, default=10
         Number of top words per topic.
     window_size : int, "auto" or None, default="auto"
         ``"auto"`` or ``None``: document-term matrices are scored on boolean documents
@@ -442,8 +442,8 @@ def coherence_scorer(measure="c_npmi", *, top_n=10, window_size="auto"):
     >>> X = np.array([[3, 2, 0, 0], [2, 3, 0, 1], [0, 0, 4, 2], [0, 1, 3, 3]] * 3)
     >>> search = GridSearchCV(LatentDirichletAllocation(random_state=0),
     ...                       {"n_components": [1, 2]}, cv=2,
-    ...                       scoring=coherence_scorer("u_mass", top_n=2)).fit(X)
+    ...                       scoring=coherence_scorer("u_mass", topn=2)).fit(X)
     >>> search.best_params_
     {'n_components': 2}
     """
-    return _CoherenceScorer(measure, top_n, window_size)
+    return _CoherenceScorer(measure, topn, window_size)

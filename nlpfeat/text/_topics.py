@@ -62,14 +62,14 @@ def _is_lda(model):
 class TopicModel(TransformerMixin, BaseEstimator):
     """Topic model (LDA, NMF or LSI) on a gensim or scikit-learn backend, scored by coherence.
 
-    ``fit`` learns ``n_topics`` topics from a document-term count matrix (e.g. from
+    ``fit`` learns ``n_components`` topics from a document-term count matrix (e.g. from
     ``BagOfWords``) or from token lists; ``transform`` gives the document-topic matrix;
     ``score(X)`` is the mean coherence of the topics on ``X``, so that
-    ``GridSearchCV(TopicModel(), {"n_topics": [5, 10, 20]})`` picks the most coherent model.
+    ``GridSearchCV(TopicModel(), {"n_components": [5, 10, 20]})`` picks the most coherent model.
 
     Parameters
     ----------
-    n_topics : int, default=10
+    n_components : int, default=10
         Number of topics, between 1 and the vocabulary size.
     method : {"lda", "nmf", "lsi"}, default="lda"
         Latent Dirichlet allocation (probabilistic; ``transform`` rows sum to 1),
@@ -85,17 +85,17 @@ class TopicModel(TransformerMixin, BaseEstimator):
         200 NMF iterations, 5 SVD iterations).
     alpha : float, default=None
         LDA's document-topic Dirichlet prior (gensim ``alpha``, scikit-learn
-        ``doc_topic_prior``); ``None`` = 1 / n_topics in both. Ignored by NMF and LSI.
+        ``doc_topic_prior``); ``None`` = 1 / n_components in both. Ignored by NMF and LSI.
     eta : float, default=None
         LDA's topic-word Dirichlet prior (gensim ``eta``, scikit-learn ``topic_word_prior``);
-        ``None`` = 1 / n_topics in both. Ignored by NMF and LSI.
+        ``None`` = 1 / n_components in both. Ignored by NMF and LSI.
     random_state : int, RandomState instance or None, default=None
         Seeds the backend; an int makes ``fit`` and ``transform`` deterministic.
     coherence : {"c_npmi", "u_mass", "c_uci", "c_v"}, default="c_npmi"
         Measure of ``coherence_`` and ``score`` (every one is higher-is-better; see
         :func:`~nlpfeat.text.topic_coherence`). On a matrix, probabilities come from boolean
         documents; on token lists, from sliding windows (gensim's default sizes).
-    top_n : int, default=10
+    topn : int, default=10
         Top words per topic used by ``top_words`` and the coherence.
     vocabulary : dict or array-like of str, default=None
         The words of the matrix columns (a vectorizer's ``vocabulary_`` or
@@ -109,17 +109,17 @@ class TopicModel(TransformerMixin, BaseEstimator):
         0 whitens the topics, as ``PMIEmbedding``'s ``eig`` does for words). On Lee's
         benchmark (log-entropy weights, 200 topics, fitted on the 300 background articles)
         ``p=1`` correlates 0.606 with people over all pairs and ``p=1.5`` 0.623; with ``p``
-        and ``n_topics`` chosen on half of the pairs and scored on the other half, 0.610
+        and ``n_components`` chosen on half of the pairs and scored on the other half, 0.610
         against 0.598 for ``p=1`` (``benchmarks/quality_lee.py``). Ignored by LDA and NMF.
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_topics, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         Topic-word weights: LDA's variational pseudo-counts (lambda), NMF's H, LSI's
         right singular vectors.
-    singular_values_ : ndarray of shape (n_topics,)
+    singular_values_ : ndarray of shape (n_components,)
         LSI only: the singular values (zero for topics beyond the rank of ``X``).
-    coherence_ : ndarray of shape (n_topics,)
+    coherence_ : ndarray of shape (n_components,)
         Coherence of each topic on the training data.
     vocabulary_ : dict
         Word -> column, when the words are known (token input, ``vocabulary``, or a
@@ -141,7 +141,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
     >>> from nlpfeat.text import TopicModel
     >>> docs = [["cat", "dog", "pet"], ["cat", "dog", "pet", "vet"], ["dog", "cat", "pet"],
     ...         ["bank", "loan", "stock"], ["loan", "bank", "stock", "fund"]] * 4
-    >>> tm = TopicModel(n_topics=2, backend="sklearn", top_n=3, random_state=0).fit(docs)
+    >>> tm = TopicModel(n_components=2, backend="sklearn", topn=3, random_state=0).fit(docs)
     >>> sorted(sorted(words) for words in tm.top_words())
     [['bank', 'loan', 'stock'], ['cat', 'dog', 'pet']]
     >>> tm.transform(docs[:1]).sum(axis=1).round(6)
@@ -151,7 +151,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "n_topics": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
         "method": [StrOptions(set(METHODS))],
         "backend": [StrOptions(set(BACKENDS))],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
@@ -159,16 +159,16 @@ class TopicModel(TransformerMixin, BaseEstimator):
         "eta": [Interval(Real, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
         "coherence": [StrOptions(set(DEFAULT_WINDOW_SIZE))],
-        "top_n": [Interval(Integral, 2, None, closed="left")],
+        "topn": [Interval(Integral, 2, None, closed="left")],
         "vocabulary": [dict, "array-like", None],
         "backend_params": [dict, None],
         "eig": [Interval(Real, None, None, closed="neither")],
     }
 
-    def __init__(self, n_topics=10, *, method="lda", backend="gensim", max_iter=None,
-                 alpha=None, eta=None, random_state=None, coherence="c_npmi", top_n=10,
+    def __init__(self, n_components=10, *, method="lda", backend="gensim", max_iter=None,
+                 alpha=None, eta=None, random_state=None, coherence="c_npmi", topn=10,
                  vocabulary=None, backend_params=None, eig=1.0):
-        self.n_topics = n_topics
+        self.n_components = n_components
         self.method = method
         self.backend = backend
         self.max_iter = max_iter
@@ -176,7 +176,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         self.eta = eta
         self.random_state = random_state
         self.coherence = coherence
-        self.top_n = top_n
+        self.topn = topn
         self.vocabulary = vocabulary
         self.backend_params = backend_params
         self.eig = eig
@@ -245,9 +245,9 @@ class TopicModel(TransformerMixin, BaseEstimator):
                              f"score their coherence, which compares pairs of words; got "
                              f"n_features={n_features}. Fit on a larger vocabulary (e.g. a "
                              f"lower min_df in the vectorizer).")
-        if self.n_topics > n_features:
-            raise ValueError(f"n_topics={self.n_topics} exceeds the vocabulary size "
-                             f"(n_features={n_features}); choose n_topics <= {n_features} "
+        if self.n_components > n_features:
+            raise ValueError(f"n_components={self.n_components} exceeds the vocabulary size "
+                             f"(n_features={n_features}); choose n_components <= {n_features} "
                              f"or keep more words (e.g. a lower min_df in the vectorizer).")
         if (self.method == "lsi" and self.backend == "gensim" and X.nnz
                 and np.abs(X.data).max() > _LSI_MAX_VALUE):
@@ -256,10 +256,10 @@ class TopicModel(TransformerMixin, BaseEstimator):
                              f"rescale X (e.g. divide by its largest value) or use "
                              f"backend='sklearn'.")
         limit = min(n_samples, n_features)
-        if self.method == "lsi" and self.n_topics > limit:
+        if self.method == "lsi" and self.n_components > limit:
             raise ValueError(f"method='lsi' finds at most min(n_samples={n_samples}, "
                              f"n_features={n_features}) = {limit} topics; got "
-                             f"n_topics={self.n_topics}. Choose n_topics <= {limit}.")
+                             f"n_components={self.n_components}. Choose n_components <= {limit}.")
 
     # ---- fitting ---------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=True)
@@ -279,7 +279,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         Xc, texts = self._matrix(reiterable(X), reset=True)
         self._check_values(Xc)
         backend = _BACKENDS[self.backend](
-            self.method, self.n_topics, max_iter=self.max_iter, alpha=self.alpha,
+            self.method, self.n_components, max_iter=self.max_iter, alpha=self.alpha,
             eta=self.eta, random_state=check_random_state(self.random_state),
             params=self.backend_params or {})
         self._backend = backend.fit(Xc)
@@ -302,12 +302,12 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        doc_topic : ndarray of shape (n_samples, n_topics)
+        doc_topic : ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
         Xc, _ = self._matrix(reiterable(X), reset=False)
         if Xc.shape[0] == 0:
-            return np.zeros((0, self.n_topics))
+            return np.zeros((0, self.n_components))
         if self.method != "lsi" and Xc.nnz and Xc.data.min() < 0:
             self._check_values(Xc)
         Z = np.asarray(self._backend.transform(Xc), dtype=np.float64)
@@ -328,7 +328,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        doc_topic : ndarray of shape (n_samples, n_topics)
+        doc_topic : ndarray of shape (n_samples, n_components)
         """
         X = reiterable(X)
         return self.fit(X).transform(X)
@@ -352,7 +352,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         return [f"x{j}" for j in range(self.components_.shape[1])]
 
     def top_words(self, n=None):
-        """The ``n`` (default ``top_n``) highest-weighted words of each topic, best first.
+        """The ``n`` (default ``topn``) highest-weighted words of each topic, best first.
 
         LSI topics rank words by absolute weight (gensim's ``show_topic`` convention).
 
@@ -363,7 +363,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         words = self._words()
-        return [[words[j] for j in row] for row in top_word_ids(self.components_, n or self.top_n)]
+        return [[words[j] for j in row] for row in top_word_ids(self.components_, n or self.topn)]
 
     def get_feature_names_out(self, input_features=None):
         """Output names ``topic0``, ``topic1``, ...
@@ -373,10 +373,10 @@ class TopicModel(TransformerMixin, BaseEstimator):
         names : ndarray of str objects
         """
         check_is_fitted(self)
-        return np.asarray([f"topic{k}" for k in range(self.n_topics)], dtype=object)
+        return np.asarray([f"topic{k}" for k in range(self.n_components)], dtype=object)
 
     def _coherence(self, corpus, measure):
-        ids = top_word_ids(self.components_, min(self.top_n, self.components_.shape[1]))
+        ids = top_word_ids(self.components_, min(self.topn, self.components_.shape[1]))
         if isinstance(corpus, list):
             return coherence_values(ids, corpus, measure=measure, vocabulary=self.vocabulary_)
         return coherence_values(ids, corpus, measure=measure)

@@ -117,7 +117,8 @@ def test_one_gaussian_head_is_nadaraya_watson(toy):
     Xq = np.linspace(0, 5, 25)[:, None]
     expected, _ = sm.KernelReg(y, X, var_type="c", reg_type="lc", bw=[bandwidth]).fit(Xq)
     np.testing.assert_allclose(reg.predict(Xq), expected, rtol=1e-8)
-    weights = reg.attention_weights(Xq)[0]
+    weights = reg.attention_weights(Xq)
+    np.testing.assert_array_equal(reg.attention_weights(Xq, per_head=True)[0], weights)
     manual = np.exp(-0.5 * ((Xq - X.T) / bandwidth) ** 2)
     np.testing.assert_allclose(weights, manual / manual.sum(1, keepdims=True), rtol=1e-8)
 
@@ -143,16 +144,19 @@ def test_predictions_stay_in_the_convex_hull_of_targets(seed):
 def test_attention_weights_shape_and_rows(toy, score_func):
     X, y = toy
     reg = AttentionRegressor(score_func, n_heads=2, d_k=3, max_iter=2, random_state=0)
-    weights = reg.fit(X, y).attention_weights(X[:7])
+    weights = reg.fit(X, y).attention_weights(X[:7], per_head=True)
     assert weights.shape == (2, 7, len(X))
     assert (weights >= 0).all()
     np.testing.assert_allclose(weights.sum(-1), 1.0)
+    mean = reg.attention_weights(X[:7])                 # the convention: (n_queries, n_keys)
+    assert mean.shape == (7, len(X))
+    np.testing.assert_allclose(mean, weights.mean(axis=0), rtol=1e-12)
 
 
 def test_working_memory_and_memory_subsampling(toy):
     X, y = toy
     reg = AttentionRegressor(max_memory=20, max_iter=3, random_state=0).fit(X, y)
-    assert reg.attention_weights(X[:3]).shape == (1, 3, len(X))   # full memory at predict
+    assert reg.attention_weights(X[:3]).shape == (3, len(X))   # full memory at predict
     small = clone(reg).set_params(working_memory=1e-4).fit(X, y)
     np.testing.assert_allclose(small.predict(X), reg.predict(X), rtol=1e-12)
 
@@ -251,9 +255,16 @@ def test_sequence_output_sequence_and_attention_shapes(positional):
     reg = SequenceAttentionRegressor(output="sequence", positional=positional,
                                      n_kv_heads=1, **SMALL_SEQ).fit(X, Y)
     assert reg.predict(X).shape == (12, 5)
-    weights = reg.attention_weights(X[:3])
-    assert weights.shape == (1, 2, 3, 5, 5)
+    weights = reg.attention_weights(X[:3], per_head=True, layer="all")
+    assert weights.shape == (3, 1, 2, 5, 5)           # samples, layers, heads, L, L
     np.testing.assert_allclose(weights.sum(-1), 1.0)
+    last = reg.attention_weights(X[:3])
+    assert last.shape == (3, 5, 5)
+    np.testing.assert_allclose(last, weights[:, -1].mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(reg.attention_weights(X[:3], layer=0, per_head=True),
+                               weights[:, 0], rtol=1e-12)
+    with pytest.raises(ValueError, match="layer must be"):
+        reg.attention_weights(X[:3], layer=5)
 
 
 def test_sequence_causal_ignores_the_future():

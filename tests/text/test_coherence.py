@@ -275,12 +275,12 @@ def test_scorer_sliding_windows_through_the_vectorizer_analyzer():
 def test_scorer_is_picklable_and_rejects_non_topic_models():
     from sklearn.linear_model import LinearRegression
 
-    scorer = pickle.loads(pickle.dumps(coherence_scorer("c_v", top_n=5)))
+    scorer = pickle.loads(pickle.dumps(coherence_scorer("c_v", topn=5)))
     assert "c_v" in repr(scorer)
     with pytest.raises(TypeError, match="components_"):
         scorer(LinearRegression().fit([[0.0], [1.0]], [0, 1]), np.eye(2))
-    with pytest.raises(ValueError, match="top_n"):
-        coherence_scorer(top_n=1)
+    with pytest.raises(ValueError, match="topn"):
+        coherence_scorer(topn=1)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -21,7 +21,7 @@ from gensim.utils import FakeDict  # noqa: E402
 COMBOS = [(m, b) for m in ("lda", "nmf", "lsi") for b in ("gensim", "sklearn")]
 
 
-@parametrize_with_checks([TopicModel(n_topics=2, method=m, backend=b, max_iter=3, random_state=0)
+@parametrize_with_checks([TopicModel(n_components=2, method=m, backend=b, max_iter=3, random_state=0)
                           for m, b in COMBOS])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -54,7 +54,7 @@ def _bow(X):
 
 def test_gensim_lda_equals_ldamodel_called_directly(lee):
     _, X, _ = lee
-    tm = TopicModel(n_topics=5, max_iter=2, random_state=0).fit(X)
+    tm = TopicModel(n_components=5, max_iter=2, random_state=0).fit(X)
     ref = LdaModel(_bow(X), num_topics=5, id2word=FakeDict(X.shape[1]), passes=2,
                    random_state=0, dtype=np.float64, eval_every=None)
     np.testing.assert_allclose(tm.components_, ref.state.get_lambda(), rtol=1e-10)
@@ -88,7 +88,7 @@ def test_gensim_nmf_equals_nmf_called_directly(lee):
     from gensim.models import Nmf
 
     _, X, _ = lee
-    tm = TopicModel(n_topics=4, method="nmf", max_iter=2, random_state=0).fit(X)
+    tm = TopicModel(n_components=4, method="nmf", max_iter=2, random_state=0).fit(X)
     ref = Nmf(_bow(X), num_topics=4, id2word=FakeDict(X.shape[1]), passes=2, random_state=0,
               eval_every=None)
     np.testing.assert_allclose(tm.components_, ref.get_topics(normalize=False), rtol=1e-10)
@@ -99,12 +99,12 @@ def test_gensim_nmf_equals_nmf_called_directly(lee):
 
 def test_gensim_lda_parameter_mapping(lee):
     _, X, _ = lee
-    tm = TopicModel(n_topics=4, max_iter=1, alpha=0.3, eta=0.05, random_state=1,
+    tm = TopicModel(n_components=4, max_iter=1, alpha=0.3, eta=0.05, random_state=1,
                     backend_params={"iterations": 20}).fit(X)
     np.testing.assert_allclose(tm.model_.alpha, 0.3)
     np.testing.assert_allclose(tm.model_.eta, 0.05)
     assert tm.model_.passes == 1 and tm.model_.iterations == 20
-    default = TopicModel(n_topics=4, random_state=1).fit(X).model_
+    default = TopicModel(n_components=4, random_state=1).fit(X).model_
     np.testing.assert_allclose(default.alpha, 0.25)                 # 1 / n_topics, as sklearn
 
 
@@ -112,7 +112,7 @@ def test_gensim_lda_parameter_mapping(lee):
                                          ("lsi", TruncatedSVD)])
 def test_sklearn_backend_equals_sklearn_called_directly(lee, method, cls):
     _, X, _ = lee
-    tm = TopicModel(n_topics=4, method=method, backend="sklearn", max_iter=4, random_state=0)
+    tm = TopicModel(n_components=4, method=method, backend="sklearn", max_iter=4, random_state=0)
     tm.fit(X)
     kwargs = {"n_iter" if method == "lsi" else "max_iter": 4}
     if method == "lda":
@@ -129,7 +129,7 @@ def test_sklearn_backend_equals_sklearn_called_directly(lee, method, cls):
 
 def test_gensim_lsi_spans_the_top_singular_vectors(lee):
     _, X, _ = lee
-    tm = TopicModel(n_topics=3, method="lsi", max_iter=4, random_state=0).fit(X)
+    tm = TopicModel(n_components=3, method="lsi", max_iter=4, random_state=0).fit(X)
     assert isinstance(tm.model_, LsiModel)
     _, _, vt = np.linalg.svd(X.toarray(), full_matrices=False)
     np.testing.assert_allclose(np.abs((tm.components_ * vt[:3]).sum(axis=1)), 1.0, atol=1e-6)
@@ -145,7 +145,7 @@ def test_gensim_lsi_equals_lsimodel_on_the_bag_of_words(lee, chunksize):
 
     _, X, _ = lee                         # 120 documents: chunks of 70 and 50
     params = {} if chunksize is None else {"chunksize": chunksize}
-    tm = TopicModel(n_topics=8, method="lsi", max_iter=3, random_state=0,
+    tm = TopicModel(n_components=8, method="lsi", max_iter=3, random_state=0,
                     backend_params=params).fit(X)
     seed = np.random.RandomState(0).randint(2**31 - 1)
     ref = LsiModel(to_bow(sp.csr_matrix(X, dtype=np.float64)), num_topics=8,
@@ -161,8 +161,8 @@ def test_gensim_lsi_equals_lsimodel_on_the_bag_of_words(lee, chunksize):
 @pytest.mark.parametrize("backend", ["gensim", "sklearn"])
 def test_deterministic_and_coherence_attributes(lee, method, backend):
     texts, X, vocab = lee
-    make = TopicModel(n_topics=4, method=method, backend=backend, max_iter=2, random_state=3,
-                      vocabulary=vocab, coherence="u_mass", top_n=8)
+    make = TopicModel(n_components=4, method=method, backend=backend, max_iter=2, random_state=3,
+                      vocabulary=vocab, coherence="u_mass", topn=8)
     a, b = make.fit(X), clone(make).fit(X)
     np.testing.assert_array_equal(a.components_, b.components_)
     np.testing.assert_array_equal(a.transform(X[:10]), b.transform(X[:10]))
@@ -181,23 +181,23 @@ def test_deterministic_and_coherence_attributes(lee, method, backend):
 
 def test_lsi_top_words_rank_by_absolute_weight():
     X = np.array([[3.0, 0, 1], [0, 2, 1], [1, 1, 0], [2, 0, 2]])
-    tm = TopicModel(n_topics=2, method="lsi", backend="sklearn", random_state=0).fit(X)
+    tm = TopicModel(n_components=2, method="lsi", backend="sklearn", random_state=0).fit(X)
     order = np.argsort(-np.abs(tm.components_), axis=1, kind="stable")[:, :2]
     assert tm.top_words(2) == [[f"x{j}" for j in row] for row in order]
 
 
 def test_token_input_equals_count_matrix_input(lee):
     texts, X, vocab = lee
-    tm_tokens = TopicModel(n_topics=3, backend="sklearn", max_iter=3, random_state=0,
+    tm_tokens = TopicModel(n_components=3, backend="sklearn", max_iter=3, random_state=0,
                            vocabulary=vocab).fit(texts)
-    tm_matrix = TopicModel(n_topics=3, backend="sklearn", max_iter=3, random_state=0).fit(X)
+    tm_matrix = TopicModel(n_components=3, backend="sklearn", max_iter=3, random_state=0).fit(X)
     np.testing.assert_allclose(tm_tokens.components_, tm_matrix.components_)
     np.testing.assert_allclose(tm_tokens.transform(texts), tm_matrix.transform(X))
     assert tm_tokens.vocabulary_ == vocab
     # coherence_ on tokens uses sliding windows (c_npmi: 10 tokens)
     np.testing.assert_allclose(tm_tokens.coherence_, topic_coherence(
         tm_tokens.top_words(), texts, measure="c_npmi", vocabulary=vocab, window_size=10))
-    learned = TopicModel(n_topics=3, backend="sklearn", max_iter=2, random_state=0).fit(texts)
+    learned = TopicModel(n_components=3, backend="sklearn", max_iter=2, random_state=0).fit(texts)
     assert set(learned.vocabulary_) == vocab.keys()
 
 
@@ -205,12 +205,12 @@ def test_grid_search_selects_n_topics_by_coherence(lee):
     _, X, _ = lee
     cv = KFold(2)
     search = GridSearchCV(TopicModel(backend="sklearn", max_iter=3, random_state=0),
-                          {"n_topics": [2, 5, 10]}, cv=cv).fit(X)
+                          {"n_components": [2, 5, 10]}, cv=cv).fit(X)
     scores = search.cv_results_["mean_test_score"]
-    assert search.best_params_["n_topics"] == [2, 5, 10][int(np.argmax(scores))]
+    assert search.best_params_["n_components"] == [2, 5, 10][int(np.argmax(scores))]
     # the CV score is the held-out mean c_npmi of the topics fitted on the other fold
     train, test = next(cv.split(X))
-    tm = TopicModel(n_topics=5, backend="sklearn", max_iter=3, random_state=0).fit(X[train])
+    tm = TopicModel(n_components=5, backend="sklearn", max_iter=3, random_state=0).fit(X[train])
     assert search.cv_results_["split0_test_score"][1] == pytest.approx(tm.score(X[test]))
 
 
@@ -220,7 +220,7 @@ def test_pipeline_with_bag_of_words():
 
     docs = load_lee().background[:60]
     pipe = make_pipeline(BagOfWords(stop_words="english", min_df=2),
-                         TopicModel(n_topics=3, max_iter=2, random_state=0))
+                         TopicModel(n_components=3, max_iter=2, random_state=0))
     theta = pipe.fit_transform(docs)
     np.testing.assert_allclose(theta.sum(axis=1), 1.0)
     assert np.isfinite(pipe.score(docs))
@@ -228,8 +228,8 @@ def test_pipeline_with_bag_of_words():
 
 def test_perplexity_gensim(lee):
     _, X, _ = lee
-    short = TopicModel(n_topics=4, max_iter=1, random_state=0).fit(X)
-    longer = TopicModel(n_topics=4, max_iter=8, random_state=0).fit(X)
+    short = TopicModel(n_components=4, max_iter=1, random_state=0).fit(X)
+    longer = TopicModel(n_components=4, max_iter=8, random_state=0).fit(X)
     p1, p8 = short.perplexity(X), longer.perplexity(X)
     assert np.isfinite(p1) and 1 < p8 < p1
     assert short.perplexity(X) == p1                                # deterministic
@@ -237,15 +237,15 @@ def test_perplexity_gensim(lee):
 
 
 @pytest.mark.parametrize("params, X, error, match", [
-    ({"n_topics": 0}, np.ones((3, 4)), ValueError, "n_topics"),
-    ({"n_topics": 5}, np.ones((6, 4)), ValueError, r"exceeds the vocabulary size \(n_features=4\)"),
+    ({"n_components": 0}, np.ones((3, 4)), ValueError, "n_components"),
+    ({"n_components": 5}, np.ones((6, 4)), ValueError, r"exceeds the vocabulary size \(n_features=4\)"),
     ({"alpha": 0.0}, np.ones((3, 4)), ValueError, "alpha"),
     ({"eta": -1.0}, np.ones((3, 4)), ValueError, "eta"),
     ({"method": "plsa"}, np.ones((3, 4)), ValueError, "method"),
-    ({"n_topics": 2}, -np.ones((3, 4)), ValueError, "Negative values.*method='lsi'"),
-    ({"n_topics": 3, "method": "lsi"}, np.ones((2, 4)), ValueError, r"min\(n_samples"),
-    ({"n_topics": 2}, ["a text", "another text"], TypeError, "not raw strings.*BagOfWords"),
-    ({"n_topics": 2, "method": "lsi"}, np.eye(4) * 1e200 + 1e199, ValueError,
+    ({"n_components": 2}, -np.ones((3, 4)), ValueError, "Negative values.*method='lsi'"),
+    ({"n_components": 3, "method": "lsi"}, np.ones((2, 4)), ValueError, r"min\(n_samples"),
+    ({"n_components": 2}, ["a text", "another text"], TypeError, "not raw strings.*BagOfWords"),
+    ({"n_components": 2, "method": "lsi"}, np.eye(4) * 1e200 + 1e199, ValueError,
      "too large for gensim's LsiModel.*rescale X"),
 ])
 def test_bad_input(params, X, error, match):
@@ -254,7 +254,7 @@ def test_bad_input(params, X, error, match):
 
 
 def test_tokens_after_matrix_fit_without_words():
-    tm = TopicModel(n_topics=2, backend="sklearn", random_state=0).fit(np.eye(4) + 1)
+    tm = TopicModel(n_components=2, backend="sklearn", random_state=0).fit(np.eye(4) + 1)
     with pytest.raises(ValueError, match="vocabulary="):
         tm.transform([["a", "b"]])
 
@@ -263,7 +263,7 @@ def test_dataframe_columns_name_the_words():
     pd = pytest.importorskip("pandas")
     X = pd.DataFrame([[3, 0, 1, 0], [2, 0, 2, 0], [0, 4, 0, 2], [0, 3, 0, 3]],
                      columns=["cat", "bank", "dog", "loan"])
-    tm = TopicModel(n_topics=2, backend="sklearn", top_n=2, random_state=0).fit(X)
+    tm = TopicModel(n_components=2, backend="sklearn", topn=2, random_state=0).fit(X)
     assert sorted(map(sorted, tm.top_words())) == [["bank", "loan"], ["cat", "dog"]]
     assert tm.vocabulary_ == {"cat": 0, "bank": 1, "dog": 2, "loan": 3}
 
@@ -274,7 +274,7 @@ def test_generator_input_keeps_every_document(backend):
     missing from the vocabulary, and fit/transform/score see all documents."""
     docs = [["zebra", "lion", "savanna"], ["cat", "dog", "pet"], ["cat", "dog", "vet"],
             ["bank", "loan", "stock"]]
-    make = TopicModel(n_topics=2, backend=backend, max_iter=2, random_state=0)
+    make = TopicModel(n_components=2, backend=backend, max_iter=2, random_state=0)
     fitted = make.fit(doc for doc in docs)
     assert {"zebra", "lion", "savanna"} <= set(fitted.vocabulary_)
     reference = clone(make).fit(docs)
@@ -295,14 +295,14 @@ def test_generator_input_keeps_every_document(backend):
 ])
 def test_vocabulary_must_name_each_column_once(vocabulary, match):
     with pytest.raises(ValueError, match=match):
-        TopicModel(n_topics=2, backend="sklearn", vocabulary=vocabulary).fit(np.ones((3, 4)))
+        TopicModel(n_components=2, backend="sklearn", vocabulary=vocabulary).fit(np.ones((3, 4)))
 
 
 @pytest.mark.parametrize("backend", ["gensim", "sklearn"])
 @pytest.mark.parametrize("X", [[["a", "a"], ["a"]], np.ones((3, 1))])
 def test_one_word_vocabulary_raises_instead_of_nan_coherence(backend, X):
     with pytest.raises(ValueError, match="at least 2 words.*n_features=1"):
-        TopicModel(n_topics=1, backend=backend).fit(X)
+        TopicModel(n_components=1, backend=backend).fit(X)
 
 
 @pytest.mark.parametrize("backend", ["gensim", "sklearn"])
@@ -311,8 +311,8 @@ def test_one_word_vocabulary_raises_instead_of_nan_coherence(backend, X):
 def test_empty_corpus_fit_raises_transform_gives_zero_rows(lee, backend, method):
     texts, X, vocab = lee
     with pytest.raises(ValueError, match="Empty corpus"):
-        TopicModel(n_topics=2, method=method, backend=backend).fit([])
-    tm = TopicModel(n_topics=2, method=method, backend=backend, max_iter=1, random_state=0,
+        TopicModel(n_components=2, method=method, backend=backend).fit([])
+    tm = TopicModel(n_components=2, method=method, backend=backend, max_iter=1, random_state=0,
                     vocabulary=vocab).fit(texts)
     for empty in ([], X[:0], X[:0].toarray()):
         assert tm.transform(empty).shape == (0, 2)
