@@ -38,3 +38,20 @@ import pytest  # noqa: E402
 def assert_best_is_argmax():
     """Check a fitted search's choice against its own cross-validation table."""
     return _assert_search_picked_the_best
+
+
+@pytest.fixture
+def torch_one_thread():
+    """torch, on one intra-op thread for the test (its thread pool thrashes on a busy
+    2-core machine); skips when torch is not installed."""
+    torch = pytest.importorskip("torch")
+    n_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield torch
+    torch.set_num_threads(n_threads)
+
+
+@pytest.fixture
+def _torch_one_thread_autouse(torch_one_thread):
+    """For modules that use torch in every test: ``pytestmark = usefixtures(...)``."""
+    return torch_one_thread

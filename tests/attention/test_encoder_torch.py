@@ -12,7 +12,9 @@ from nlpfeat.attention.layers import (
 from nlpfeat.attention.optim import Adam, clip_grad_norm, make_schedule
 
 torch = pytest.importorskip("torch")
-from torch_utils import leaf, max_err, max_param_grad_err, torch_one_thread  # noqa: E402, F401
+from torch_utils import leaf, max_err, max_param_grad_err  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 TOL = 1e-10
 

@@ -27,16 +27,6 @@ def toy():
     return X, y
 
 
-@pytest.fixture
-def torch_one_thread():
-    """torch with one intra-op thread (its thread pool thrashes on a busy 2-core box)."""
-    torch = pytest.importorskip("torch")
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield torch
-    torch.set_num_threads(n)
-
-
 def seq_data(n=48, L=5, d=2, seed=0):
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(n, L, d))

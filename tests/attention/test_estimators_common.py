@@ -1,5 +1,4 @@
 """scikit-learn's estimator checks on the attention estimators (2-D mode), in full."""
-import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 

@@ -11,7 +11,9 @@ from nlpfeat.attention.layers import (
 )
 
 torch = pytest.importorskip("torch")
-from torch_utils import leaf, max_err, max_param_grad_err, torch_one_thread  # noqa: E402, F401
+from torch_utils import leaf, max_err, max_param_grad_err  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("torch_one_thread")
 
 TOL = 1e-10
 B, L, S, E, H = 3, 5, 7, 12, 3

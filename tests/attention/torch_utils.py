@@ -1,6 +1,5 @@
 """Helpers for the PyTorch parity tests (imported only after ``pytest.importorskip("torch")``)."""
 import numpy as np
-import pytest
 
 
 def max_err(ours, theirs):
@@ -17,14 +16,3 @@ def max_param_grad_err(layer, module):
 
 def leaf(torch, array):
     return torch.tensor(array, dtype=torch.float64, requires_grad=True)
-
-
-@pytest.fixture(autouse=True)
-def torch_one_thread():
-    """Run torch on one thread: tiny float64 ops on a busy machine crawl with more."""
-    import torch
-
-    n_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n_threads)

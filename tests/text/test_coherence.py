@@ -4,7 +4,6 @@ import pickle
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 import scipy.sparse as sp
 
 from nlpfeat.datasets import load_lee
@@ -21,14 +20,6 @@ from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator  # no
 MEASURES = ["u_mass", "c_uci", "c_npmi", "c_v"]
 TOL = {"u_mass": 1e-6, "c_uci": 1e-6, "c_npmi": 1e-6, "c_v": 1e-4}
 
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """One BLAS thread: on a loaded 2-core machine threaded LAPACK QR (gensim's LSI) can
-    take seconds instead of milliseconds."""
-    with threadpool_limits(1):
-        yield
 
 
 @pytest.fixture(scope="module")

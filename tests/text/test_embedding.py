@@ -9,17 +9,9 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import estimator_checks
 from sklearn.utils.extmath import randomized_svd
 
-from threadpoolctl import threadpool_limits
 
 from nlpfeat.text import KernelAttentionPooling, PMIEmbedding, cooccurrence, pmi
 from nlpfeat.text._embedding import randomized_svd as _randomized_svd
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_blas_thread():
-    """Small SVDs run faster on one BLAS thread than on an oversubscribed shared machine."""
-    with threadpool_limits(1):
-        yield
 
 
 @pytest.fixture(scope="module")

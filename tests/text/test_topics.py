@@ -2,7 +2,6 @@
 coherence scoring and GridSearchCV, token input, error paths."""
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.decomposition import NMF, LatentDirichletAllocation, TruncatedSVD
@@ -26,14 +25,6 @@ COMBOS = [(m, b) for m in ("lda", "nmf", "lsi") for b in ("gensim", "sklearn")]
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """One BLAS thread: on a loaded 2-core machine threaded LAPACK QR (gensim's LSI) can
-    take seconds instead of milliseconds."""
-    with threadpool_limits(1):
-        yield
 
 
 @pytest.fixture(scope="module")
