@@ -210,6 +210,7 @@ def _add_compare(sub):
 
 
 def _add_corpus_commands(sub):
+    from nlpfeat.text._collocations import MEASURES
     p = sub.add_parser("features", help="document-feature matrix of a corpus",
                        epilog="example: nlpfeat features corpus.txt --kind tfidf --ngram 1 2 -o X.npz")
     p.add_argument("file", help="UTF-8 text file (one document per line), folder of .txt, or -")
@@ -225,8 +226,7 @@ def _add_corpus_commands(sub):
     p = sub.add_parser("collocations", help="ranked collocations (phrases) of a corpus",
                        epilog="example: nlpfeat collocations corpus.txt --measure llr --top 20")
     p.add_argument("file")
-    p.add_argument("--measure", choices=["pmi", "npmi", "llr", "chi_sq", "t", "dice", "count"],
-                   default="pmi")
+    p.add_argument("--measure", choices=MEASURES, default="pmi")
     p.add_argument("--top", type=_positive_int, default=30)
     p.add_argument("--min-count", type=_positive_int, default=5)
     _add_text_options(p)
