@@ -9,7 +9,7 @@ operations).
 import gc
 from collections import namedtuple
 from contextlib import contextmanager
-from itertools import chain, islice
+from itertools import chain
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -46,7 +46,7 @@ __all__ = ["Collocations", "bigram_scores", "MEASURES"]
 #: Every name the ``measure`` parameter accepts (canonical names, then aliases).
 MEASURES = MEASURE_NAMES
 _MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
-_BREAK = (object(),)    # appended to every document's tokens: no user token, never paired
+_MAX_TUPLE_KEY = 2**63  # id tuples with fewer combinations are keyed directly
 
 # The n-grams of one pass: their words (one int64 id array per position), raw counts
 # and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
@@ -90,33 +90,43 @@ def _token_ids(units, pad, lower, check_types):
     (terms that lowercase alike merge); ``check_types`` checks that the tokens are
     ``str`` through the distinct terms (see :func:`._documents.check_token_types`).
     """
+    lengths = np.fromiter(map(len, units), np.int64, len(units))
+    n_tokens = int(lengths.sum())
     vocab = new_vocabulary()
-    vocab[_BREAK[0]]                 # id 0: the document break (shifted to -1 below)
-    n_positions = sum(map(len, units)) + pad * len(units)
-    breaks = _BREAK * pad
-    stream = chain.from_iterable(chain(doc, breaks) for doc in units)
     try:
-        ids = np.fromiter(map(vocab.__getitem__, stream), np.int64, n_positions)
+        flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
+                           n_tokens)
     except TypeError:                # an unhashable token
         if check_types or lower:
             check_token_types(units, None)
         raise
-    ids -= 1
-    words = list(islice(vocab, 1, None))
-    if check_types or lower:
+    ids = np.full(n_tokens + pad * len(units), -1, dtype=np.int64)
+    is_token = np.ones(len(ids), dtype=bool)
+    after = np.cumsum(lengths) + pad * np.arange(len(units))     # each document's breaks
+    for k in range(pad):
+        is_token[after + k] = False
+    ids[is_token] = flat
+    words = list(vocab)
+    if check_types and not lower:
         check_token_types(units, words)
     if lower:                        # each distinct word once, not each token
         merged = new_vocabulary()
-        remap = np.fromiter(map(merged.__getitem__, map(str.lower, words)), np.int64,
-                            len(words))
-        ids = np.where(ids >= 0, remap[ids], -1)
+        remap = np.empty(len(words) + 1, dtype=np.int64)
+        try:                         # str.lower checks the types as it goes
+            remap[:-1] = np.fromiter(map(merged.__getitem__, map(str.lower, words)),
+                                     np.int64, len(words))
+        except TypeError:
+            check_token_types(units, words)
+            raise
+        remap[-1] = -1                           # breaks (id -1) stay breaks
+        ids = remap[ids]
         words = list(merged)
     terms = np.empty(len(words), dtype=object)
     terms[:] = words
-    return terms, ids, n_positions - pad * len(units)
+    return terms, ids, n_tokens
 
 
-def _bigram_table(units, window, lower=False, check_types=False):
+def _bigram_table(units, window, min_count=1, lower=False, check_types=False):
     """Pairs within ``window`` tokens inside documents, with nltk's marginals.
 
     nltk's ``BigramCollocationFinder.from_words(words, window_size)``: a pair counts once
@@ -126,14 +136,37 @@ def _bigram_table(units, window, lower=False, check_types=False):
     """
     terms, ids, n_tokens = _token_ids(units, window - 1, lower, check_types)
     keys, counts = pair_table(ids, window - 1)
-    first, second = split_keys(keys)
-    freq = np.bincount(ids[ids >= 0], minlength=len(terms))
+    frequent = counts >= min_count
+    first, second = split_keys(keys[frequent])
+    counts = counts[frequent]
+    freq = np.bincount(ids + 1, minlength=len(terms) + 1)[1:]
     marginals = (counts / (window - 1.0), (freq[first], freq[second]), n_tokens)
     return _Table(terms, (first, second), counts, marginals)
 
 
+def _tuple_keys(ids, offsets, n_terms):
+    """Keys ``((id[p + o0] * V + id[p + o1]) * V + ...)`` of the id tuples at ``p + offsets``
+    that hold no break, for ``V ** len(offsets) < 2**63``."""
+    n = len(ids) - offsets[-1]
+    keys = ids[offsets[0]:offsets[0] + n]
+    valid = keys >= 0
+    for o in offsets[1:]:
+        part = ids[o:o + n]
+        valid &= part >= 0
+        keys = keys * n_terms + part
+    return keys[valid]
+
+
+def _count_keys(keys):
+    """Sorted distinct keys and their counts."""
+    keys = np.sort(keys)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    return keys[starts], np.diff(np.append(starts, len(keys)))
+
+
 def _codes(ids, offsets, n_terms, cache):
-    """(code per position, count per code) of the id tuples at ``p + offsets``.
+    """(code per position, count per code) of the id tuples at ``p + offsets``, for
+    vocabularies too large for :func:`_tuple_keys`.
 
     Position ``p`` gets code -1 when a tuple element is a break; codes number the
     distinct tuples. A tuple's code extends the code of its prefix, so every key fits
@@ -153,27 +186,51 @@ def _codes(ids, offsets, n_terms, cache):
     return cache[offsets]
 
 
-def _ngram_table(units, order, lower=False, check_types=False):
-    """Contiguous trigrams or quadgrams inside documents, with nltk's marginals.
+def _ngram_table(units, order, min_count, lower=False, check_types=False):
+    """Contiguous trigrams or quadgrams inside documents seen at least ``min_count``
+    times, with nltk's marginals.
 
     As nltk's ``TrigramCollocationFinder`` / ``QuadgramCollocationFinder.from_documents``:
     each sub-tuple count (pairs, pairs with gaps, trigrams with a gap) counts every
     position inside a document where it fits.
     """
     terms, ids, n_tokens = _token_ids(units, order - 1, lower, check_types)
-    freq = np.bincount(ids[ids >= 0], minlength=len(terms))
-    cache = {(0,): (ids, freq)}
-    codes, counts = _codes(ids, tuple(range(order)), len(terms), cache)
-    at = np.flatnonzero(codes >= 0)
-    rep = np.empty(len(counts), dtype=np.int64)
-    rep[codes[at]] = at                        # one position of each n-gram
-    grams = tuple(ids[rep + k] for k in range(order))
+    n_terms = len(terms)
+    freq = np.bincount(ids + 1, minlength=n_terms + 1)[1:]
+    if n_terms**order < _MAX_TUPLE_KEY:   # direct keys: sorts, no inverse permutations
+        gram_keys, counts = _count_keys(_tuple_keys(ids, tuple(range(order)), n_terms))
+        frequent = counts >= min_count
+        gram_keys, counts = gram_keys[frequent], counts[frequent]
+        grams = []
+        for _ in range(order):
+            gram_keys, last = np.divmod(gram_keys, n_terms)
+            grams.append(last)
+        grams = tuple(reversed(grams))
+        tables = {}
 
-    def count(*positions):                     # the sub-tuple at these positions
-        shift = positions[0]
-        sub_codes, sub_counts = _codes(ids, tuple(p - shift for p in positions),
-                                       len(terms), cache)
-        return sub_counts[sub_codes[rep + shift]]
+        def count(*positions):                 # the sub-tuple at these positions
+            offsets = tuple(p - positions[0] for p in positions)
+            if offsets not in tables:
+                tables[offsets] = _count_keys(_tuple_keys(ids, offsets, n_terms))
+            keys, sub_counts = tables[offsets]
+            key = grams[positions[0]]
+            for p in positions[1:]:
+                key = key * n_terms + grams[p]
+            return sub_counts[np.searchsorted(keys, key)]
+    else:
+        cache = {(0,): (ids, freq)}
+        codes, counts = _codes(ids, tuple(range(order)), n_terms, cache)
+        at = np.flatnonzero(codes >= 0)
+        rep = np.empty(len(counts), dtype=np.int64)
+        rep[codes[at]] = at                    # one position of each n-gram
+        rep, counts = rep[counts >= min_count], counts[counts >= min_count]
+        grams = tuple(ids[rep + k] for k in range(order))
+
+        def count(*positions):                 # the sub-tuple at these positions
+            shift = positions[0]
+            sub_codes, sub_counts = _codes(ids, tuple(p - shift for p in positions),
+                                           n_terms, cache)
+            return sub_counts[sub_codes[rep + shift]]
 
     words = tuple(freq[g] for g in grams)
     if order == 3:
@@ -599,6 +656,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     @staticmethod
     def _read_raw(X):
         """The documents' own token lists (read once), unchecked and unchanged."""
+        if type(X) is list and all(type(doc) is list for doc in X):
+            return X                 # the common case, without a check per document
         return list(iter_documents(X, "tokens", check_tokens=False))
 
     def _check_combination(self):
@@ -619,7 +678,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     def _fit_units(self, units, lower):
         check_corpus_nonempty(len(units))
         if self.order > 2:
-            table = _ngram_table(units, self.order, lower, check_types=True)
+            table = _ngram_table(units, self.order, self.min_count, lower, check_types=True)
             level = self._score_ngrams(table)
             self.levels_, self.scores_ = [], []
             if level is not None:
@@ -709,7 +768,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
 
     def _score_level(self, units, spans, lower, check_types=False):
         """Score one bigram pass over ``units``; None when no pair is a candidate."""
-        table = _bigram_table(units, self.window_size, lower, check_types)
+        table = _bigram_table(units, self.window_size, self.min_count, lower, check_types)
         table = self._filter(table, spans)
         if table is None:
             return None

@@ -1,6 +1,7 @@
 """Collocations: parity with gensim on the Wikipedia sample, merging, bad input (the
 parity with nltk is in tests/peer/test_nltk_collocations.py)."""
 import pickle
+from itertools import chain
 
 import numpy as np
 import pytest
@@ -378,3 +379,22 @@ def test_cli_offers_every_measure():
     sub = next(a for a in parser._actions if a.dest == "command")
     measure = next(a for a in sub.choices["collocations"]._actions if a.dest == "measure")
     assert list(measure.choices) == list(MEASURES)
+
+
+@pytest.mark.parametrize("order", [3, 4])
+def test_ngram_counts_without_direct_keys_are_the_same(monkeypatch, order):
+    """Vocabularies whose id tuples overflow int64 keys count through prefix codes."""
+    from nlpfeat.text import _collocations
+
+    rng = np.random.default_rng(0)
+    docs = [list(rng.choice(list("abcdefg"), size=rng.integers(0, 30))) for _ in range(40)]
+
+    def table():
+        terms, grams, counts, marginals = _collocations._ngram_table(docs, order, 2)
+        words = zip(*(terms[g].tolist() for g in grams))
+        rows = zip(counts.tolist(), *(m.tolist() for m in chain(*marginals[1:-1])))
+        return dict(zip(words, rows))
+
+    direct = table()
+    monkeypatch.setattr(_collocations, "_MAX_TUPLE_KEY", 0)
+    assert table() == direct and len(direct) > 30
