@@ -534,11 +534,11 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     [(('new', 'york'), 1.0)]
     >>> coll.transform([["new", "york", "city"]])
     [['new_york', 'city']]
-    >>> tri = Collocations("likelihood_ratio", order=3, min_count=2).fit(docs)
-    >>> [phrase for phrase, score in tri.scores_]
-    []
-    >>> Collocations("pmi", order=3, min_count=1).fit(docs).transform([["new", "york", "city"]])
-    [['new_york_city']]
+    >>> tri = Collocations("likelihood_ratio", order=3, min_count=1, threshold=15).fit(docs)
+    >>> [(phrase, round(score, 3)) for phrase, score in tri.scores_[:2]]
+    [(('love', 'new', 'york'), 15.774), (('new', 'york', 'city'), 15.774)]
+    >>> tri.transform([["new", "york", "city", "hall"]])
+    [['new_york_city', 'hall']]
     """
 
     _parameter_constraints = {
