@@ -1,9 +1,15 @@
 """Speed of co-occurrence counting, collocation scoring and PMIEmbedding, peers in one run.
 
-On the Wikipedia sample (250 articles, ~330k tokens, gensim's test data), one BLAS thread:
+On the Wikipedia sample (250 articles, ~330k tokens) and Lee's background corpus (300
+news articles, ~60k tokens), gensim's test data, one BLAS thread:
 
-* ``Collocations(measure="pmi")`` fit against nltk's ``BigramCollocationFinder.from_documents``
-  + ``apply_freq_filter`` + ``score_ngrams(pmi)`` (the scores are checked identical);
+* ``Collocations(measure="pmi")`` and ``Collocations("pmi", order=3)`` fit with the
+  default parameters (lowercasing, ``min_count=5``) against nltk's
+  ``BigramCollocationFinder`` / ``TrigramCollocationFinder.from_documents`` on the
+  lowercased tokens (the lowercasing is timed on nltk's side too: the same output from
+  the same input) + ``apply_freq_filter`` + ``score_ngrams(pmi)``; the rankings are
+  checked equal;
+* on the Wikipedia sample also ``lowercase=False`` with ``min_count`` 1 and 5;
 * ``Collocations(measure="npmi")`` fit against gensim ``Phrases(scoring="npmi")`` +
   ``export_phrases()`` (every candidate scored, checked identical);
 * ``cooccurrence(window=5)`` in tokens per second (default working memory and 64 MiB
@@ -23,7 +29,7 @@ from collections import Counter
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from nlpfeat.datasets import load_wiki_sample
+from nlpfeat.datasets import load_lee, load_wiki_sample
 from nlpfeat.text import Collocations, PMIEmbedding, cooccurrence
 
 
@@ -35,11 +41,12 @@ def best_time(fn, repeat):
     return best_times([fn], repeat)[0]
 
 
-def best_times(fns, repeat):
+def best_times(fns, repeat, spread=None):
     """:func:`best_time` of several functions run in turn in every round.
 
     The speed of a shared virtual machine drifts over seconds (the same fit here took
-    0.46 s or 0.85 s); taking turns gives nlpfeat and its peer the same chances.
+    0.46 s or 0.85 s); taking turns gives nlpfeat and its peer the same chances. A list
+    passed as ``spread`` receives the median wall time of each function.
     """
     walls = np.full((repeat, len(fns)), np.inf)
     cpus = np.full((repeat, len(fns)), np.inf)
@@ -53,6 +60,8 @@ def best_times(fns, repeat):
             results[i] = fn()     # frees the previous result inside the timing, for every side
             walls[r, i] = time.perf_counter() - wall
             cpus[r, i] = time.process_time() - cpu
+    if spread is not None:
+        spread.extend(np.median(walls, axis=0))
     return [((walls[:, i].min(), cpus[:, i].min()), results[i]) for i in range(len(fns))]
 
 
@@ -63,21 +72,46 @@ def report(name, ours, peer, peer_name, note=""):
           f"(cpu {peer[1] / ours[1]:5.1f}x)  {note}", flush=True)
 
 
-def bench_bigram_pmi(docs, min_count, repeat):
-    from nltk.collocations import BigramCollocationFinder
-    from nltk.metrics import BigramAssocMeasures
+def same_ranking(got, expected, rtol=1e-12):
+    """The same n-grams, scores equal to ``rtol`` and each ranking sorted by the other's
+    scores up to that tolerance (rankings equal up to ties)."""
+    ours, theirs = dict(got), dict(expected)
+    if ours.keys() != theirs.keys():
+        return False
+    keys = list(theirs)
+    if not np.allclose([ours[k] for k in keys], [theirs[k] for k in keys], rtol=rtol, atol=0):
+        return False
+    for ranking, scores in ((got, theirs), (expected, ours)):
+        s = np.array([scores[k] for k, _ in ranking])
+        if not (s[1:] <= s[:-1] + rtol * np.maximum(np.abs(s[1:]), np.abs(s[:-1]))).all():
+            return False
+    return True
+
+
+def bench_ngram_pmi(name, docs, repeat, order=2, min_count=5, lowercase=True):
+    """nlpfeat against nltk's finder + apply_freq_filter + score_ngrams(pmi)."""
+    from nltk.collocations import BigramCollocationFinder, TrigramCollocationFinder
+    from nltk.metrics import BigramAssocMeasures, TrigramAssocMeasures
+
+    finder = BigramCollocationFinder if order == 2 else TrigramCollocationFinder
+    measures = BigramAssocMeasures if order == 2 else TrigramAssocMeasures
 
     def nltk_run():
-        finder = BigramCollocationFinder.from_documents(docs)
-        finder.apply_freq_filter(min_count)
-        return finder.score_ngrams(BigramAssocMeasures.pmi)
+        words = [[w.lower() for w in doc] for doc in docs] if lowercase else docs
+        found = finder.from_documents(words)
+        found.apply_freq_filter(min_count)
+        return found.score_ngrams(measures.pmi)
 
-    coll = Collocations("pmi", min_count=min_count, lowercase=False)
+    coll = Collocations("pmi", order=order, min_count=min_count, lowercase=lowercase)
+    medians = []
     (ours, got), (peer, expected) = best_times([lambda: coll.fit(docs).scores_, nltk_run],
-                                               repeat)
-    same = got == expected
-    report(f"bigram pmi (min_count={min_count})", ours, peer, "nltk finder + score_ngrams",
-           f"{len(got)} bigrams, identical: {same}")
+                                               repeat, medians)
+    params = "defaults" if (min_count, lowercase) == (5, True) else \
+        f"min_count={min_count}, lowercase={lowercase}"
+    report(f"{name} {('', '', 'bi', 'tri')[order]}gram pmi ({params})", ours, peer,
+           f"nltk {('', '', 'Bi', 'Tri')[order]}gram finder + score", f"median ratio "
+           f"{medians[1] / medians[0]:.1f}x; {len(got)} n-grams, same ranking: "
+           f"{same_ranking(got, expected)}")
 
 
 def bench_npmi(docs, min_count, repeat):
@@ -136,13 +170,18 @@ def bench_embedding(texts, repeat):
 def main(quick=False, repeat=5):
     texts = load_wiki_sample().data
     docs = [text.split() for text in texts]
+    lee = [text.split() for text in load_lee().background]
     if quick:
-        texts, docs, repeat = texts[:60], docs[:60], 1
-    print(f"Wikipedia sample: {len(docs)} documents, {sum(map(len, docs))} tokens; "
-          f"best of {repeat}; one BLAS thread; seconds as wall (cpu)")
+        texts, docs, lee, repeat = texts[:60], docs[:60], lee[:60], 1
+    print(f"Wikipedia sample: {len(docs)} documents, {sum(map(len, docs))} tokens; Lee "
+          f"background: {len(lee)} documents, {sum(map(len, lee))} tokens; best of "
+          f"{repeat}; one BLAS thread; seconds as wall (cpu)")
     with threadpool_limits(1):
-        bench_bigram_pmi(docs, 1, repeat)
-        bench_bigram_pmi(docs, 5, repeat)
+        for name, corpus in (("wiki", docs), ("lee", lee)):
+            bench_ngram_pmi(name, corpus, repeat, order=2)
+            bench_ngram_pmi(name, corpus, repeat, order=3)
+        bench_ngram_pmi("wiki", docs, repeat, min_count=1, lowercase=False)
+        bench_ngram_pmi("wiki", docs, repeat, min_count=5, lowercase=False)
         bench_npmi(docs, 5, repeat)
         bench_cooccurrence(docs, repeat)
         bench_embedding(texts, repeat)

@@ -1,12 +1,15 @@
-"""Collocations: score adjacent token pairs by an association measure, join the phrases.
+"""Collocations: score n-grams by an association measure, join the phrases.
 
 Counting and scoring run on token-id arrays: bigram counts are the unique keys
-``id[i] * n_terms + id[i + 1]`` inside documents, and every measure is one vectorised
-formula over the contingency tables of all candidates at once.
+``id[i] << 32 | id[i + k]`` inside documents (k < ``window_size``), trigram and quadgram
+counts the unique codes of id tuples, and every measure is one vectorised formula over
+the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's order of
+operations).
 """
 import gc
+from collections import namedtuple
 from contextlib import contextmanager
-from itertools import chain, islice
+from itertools import chain
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -20,41 +23,34 @@ from nlpfeat._validation import (
     fit_context,
 )
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._assoc_measures import (
+    BIGRAM_ONLY,
+    MEASURE_NAMES,
+    TABLE_MEASURES,
+    assoc_scores,
+    canonical_measure,
+    contingency,
+)
 from nlpfeat.text._cooccurrence import (
     new_vocabulary,
     pair_table,
     split_keys,
     token_ids,
 )
-from nlpfeat.text._documents import check_corpus_nonempty, check_token_types, reiterable
+from nlpfeat.text._documents import check_corpus_nonempty, check_token_types, iter_documents
+from nlpfeat.text._tokenize import get_stop_words
 from nlpfeat.text._vocabulary import string_order
 
-__all__ = ["Collocations", "bigram_scores"]
+__all__ = ["Collocations", "bigram_scores", "MEASURES"]
 
-_SMALL = 1e-20          # nltk's guard against log(0) and 0 / 0, kept for exact parity
-MEASURES = ("pmi", "npmi", "llr", "chi_sq", "t", "dice", "count")
+#: Every name the ``measure`` parameter accepts (canonical names, then aliases).
+MEASURES = MEASURE_NAMES
 _MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
-_BREAK = (object(),)    # appended to every document's tokens: no user token, never paired
+_MAX_TUPLE_KEY = 2**63  # id tuples with fewer combinations are keyed directly
 
-
-def _llr(n_ii, n_ix, n_xi, n_xx):
-    """Log-likelihood ratio G^2 = 2 sum obs ln(obs / exp) over the 2x2 table (0 ln 0 = 0)."""
-    n_oi, n_io = n_xi - n_ii, n_ix - n_ii
-    cells = (n_ii, n_oi, n_io, n_xx - n_ii - n_oi - n_io)
-    total = 0.0
-    for i, obs in enumerate(cells):                 # 4 cells, each an array over bigrams
-        expected = (obs + cells[i ^ 1]) * (obs + cells[i ^ 2]) / n_xx
-        total = total + obs * np.log(obs / (expected + _SMALL) + _SMALL)
-    return 2 * total
-
-
-def _chi_sq(n_ii, n_ix, n_xi, n_xx):
-    """Pearson's chi-square of the 2x2 table, ``N * phi^2``."""
-    n_oi, n_io = n_xi - n_ii, n_ix - n_ii
-    n_oo = n_xx - n_ii - n_oi - n_io
-    phi_sq = (n_ii * n_oo - n_oi * n_io) ** 2 / (
-        (n_ii + n_oi) * (n_ii + n_io) * (n_oi + n_oo) * (n_io + n_oo))
-    return n_xx * phi_sq
+# The n-grams of one pass: their words (one int64 id array per position), raw counts
+# and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
+_Table = namedtuple("_Table", "terms grams counts marginals")
 
 
 def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
@@ -62,12 +58,13 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
 
     Parameters
     ----------
-    measure : {"pmi", "npmi", "llr", "chi_sq", "t", "dice", "count"}
+    measure : str
+        A name of :data:`MEASURES` valid for bigrams.
     n_ii : ndarray
-        Bigram counts.
-    n_ix, n_xi : ndarray
+        Bigram counts (divided by ``window_size - 1`` for windows, as nltk's finder does).
+    n_ix, n_xi : ndarray of int
         Counts of the first and of the second word.
-    n_xx : float
+    n_xx : int
         Number of tokens.
 
     Returns
@@ -75,53 +72,184 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
     scores : ndarray of float64
         nltk's ``BigramAssocMeasures`` formulas (``pmi`` in bits, ``llr`` its
         ``likelihood_ratio``, ``t`` its ``student_t``); ``npmi`` is gensim's (natural log).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._collocations import bigram_scores
+    >>> bigram_scores("dice", [2.0], [2], [3], 10)
+    array([0.8])
     """
-    n_ii, n_ix, n_xi = (np.asarray(a, dtype=np.float64) for a in (n_ii, n_ix, n_xi))
-    n_xx = float(n_xx)
-    if measure == "pmi":
-        return np.log2(n_ii * n_xx) - np.log2(n_ix * n_xi)
-    if measure == "npmi":
-        p_ab = n_ii / n_xx
-        return np.log(p_ab / ((n_ix / n_xx) * (n_xi / n_xx))) / -np.log(p_ab)
-    if measure == "llr":
-        return _llr(n_ii, n_ix, n_xi, n_xx)
-    if measure == "chi_sq":
-        return _chi_sq(n_ii, n_ix, n_xi, n_xx)
-    if measure == "t":
-        return (n_ii - n_ix * n_xi / n_xx) / np.sqrt(n_ii + _SMALL)
-    if measure == "dice":
-        return 2 * n_ii / (n_ix + n_xi)
-    return n_ii.copy()
+    n_ix, n_xi = (np.asarray(a, dtype=np.int64) for a in (n_ix, n_xi))
+    return assoc_scores(measure, np.asarray(n_ii, dtype=np.float64), (n_ix, n_xi), int(n_xx))
 
 
-def _bigram_table(units, check_types=False):
-    """Unique adjacent pairs of a corpus: (terms, first ids, second ids, n_ii, freq, N).
+def _token_ids(units, pad, lower, check_types):
+    """Term ids of a corpus with ``pad`` breaks (-1) after every document.
 
-    The bigrams are the window-1 pair table of :mod:`._cooccurrence`. The token stream
-    gets a break (id -1) after every document, so no pair joins two documents; the pairs
-    come sorted by (first id, second id). ``check_types`` checks that the tokens are
+    Returns ``(terms, ids, n_tokens)``. ``lower`` lowercases each distinct token once
+    (terms that lowercase alike merge); ``check_types`` checks that the tokens are
     ``str`` through the distinct terms (see :func:`._documents.check_token_types`).
     """
+    lengths = np.fromiter(map(len, units), np.int64, len(units))
+    n_tokens = int(lengths.sum())
     vocab = new_vocabulary()
-    vocab[_BREAK[0]]                 # id 0: the document break (shifted to -1 below)
-    n_positions = sum(map(len, units)) + len(units)
-    stream = chain.from_iterable(chain(doc, _BREAK) for doc in units)
     try:
-        ids = np.fromiter(map(vocab.__getitem__, stream), np.int64, n_positions)
+        flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
+                           n_tokens)
     except TypeError:                # an unhashable token
-        if check_types:
+        if check_types or lower:
             check_token_types(units, None)
         raise
-    ids -= 1
-    keys, n_ii = pair_table(ids, 1)
-    first, second = split_keys(keys)
-    words = list(islice(vocab, 1, None))
-    if check_types:
+    ids = np.full(n_tokens + pad * len(units), -1, dtype=np.int64)
+    is_token = np.ones(len(ids), dtype=bool)
+    after = np.cumsum(lengths) + pad * np.arange(len(units))     # each document's breaks
+    for k in range(pad):
+        is_token[after + k] = False
+    ids[is_token] = flat
+    words = list(vocab)
+    if check_types and not lower:
         check_token_types(units, words)
+    if lower:                        # each distinct word once, not each token
+        merged = new_vocabulary()
+        remap = np.empty(len(words) + 1, dtype=np.int64)
+        try:                         # str.lower checks the types as it goes
+            remap[:-1] = np.fromiter(map(merged.__getitem__, map(str.lower, words)),
+                                     np.int64, len(words))
+        except TypeError:
+            check_token_types(units, words)
+            raise
+        remap[-1] = -1                           # breaks (id -1) stay breaks
+        ids = remap[ids]
+        words = list(merged)
     terms = np.empty(len(words), dtype=object)
     terms[:] = words
-    freq = np.bincount(ids + 1, minlength=len(vocab))[1:]
-    return terms, first, second, n_ii, freq, n_positions - len(units)
+    return terms, ids, n_tokens
+
+
+def _bigram_table(units, window, min_count=1, lower=False, check_types=False):
+    """Pairs within ``window`` tokens inside documents, with nltk's marginals.
+
+    nltk's ``BigramCollocationFinder.from_words(words, window_size)``: a pair counts once
+    per position of the second word 1 .. window - 1 tokens after the first; the word
+    counts are token counts, and the score sees the pair count over ``window - 1``.
+    The pairs come sorted by (first id, second id).
+    """
+    terms, ids, n_tokens = _token_ids(units, window - 1, lower, check_types)
+    keys, counts = pair_table(ids, window - 1)
+    frequent = counts >= min_count
+    first, second = split_keys(keys[frequent])
+    counts = counts[frequent]
+    freq = np.bincount(ids + 1, minlength=len(terms) + 1)[1:]
+    marginals = (counts / (window - 1.0), (freq[first], freq[second]), n_tokens)
+    return _Table(terms, (first, second), counts, marginals)
+
+
+def _tuple_keys(ids, offsets, n_terms):
+    """Keys ``((id[p + o0] * V + id[p + o1]) * V + ...)`` of the id tuples at ``p + offsets``
+    that hold no break, for ``V ** len(offsets) < 2**63``."""
+    n = len(ids) - offsets[-1]
+    keys = ids[offsets[0]:offsets[0] + n]
+    valid = keys >= 0
+    for o in offsets[1:]:
+        part = ids[o:o + n]
+        valid &= part >= 0
+        keys = keys * n_terms + part
+    return keys[valid]
+
+
+def _count_keys(keys):
+    """Sorted distinct keys and their counts."""
+    keys = np.sort(keys)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    return keys[starts], np.diff(np.append(starts, len(keys)))
+
+
+def _codes(ids, offsets, n_terms, cache):
+    """(code per position, count per code) of the id tuples at ``p + offsets``, for
+    vocabularies too large for :func:`_tuple_keys`.
+
+    Position ``p`` gets code -1 when a tuple element is a break; codes number the
+    distinct tuples. A tuple's code extends the code of its prefix, so every key fits
+    in int64.
+    """
+    if offsets not in cache:
+        prefix, _ = _codes(ids, offsets[:-1], n_terms, cache)
+        last = offsets[-1]
+        n = len(ids) - last
+        left, right = prefix[:n], ids[last:]
+        valid = (left >= 0) & (right >= 0)
+        _, inverse, counts = np.unique(left[valid] * n_terms + right[valid],
+                                       return_inverse=True, return_counts=True)
+        codes = np.full(len(ids), -1, dtype=np.int64)
+        codes[np.flatnonzero(valid)] = inverse
+        cache[offsets] = codes, counts
+    return cache[offsets]
+
+
+def _ngram_table(units, order, min_count, lower=False, check_types=False):
+    """Contiguous trigrams or quadgrams inside documents seen at least ``min_count``
+    times, with nltk's marginals.
+
+    As nltk's ``TrigramCollocationFinder`` / ``QuadgramCollocationFinder.from_documents``:
+    each sub-tuple count (pairs, pairs with gaps, trigrams with a gap) counts every
+    position inside a document where it fits.
+    """
+    terms, ids, n_tokens = _token_ids(units, order - 1, lower, check_types)
+    n_terms = len(terms)
+    freq = np.bincount(ids + 1, minlength=n_terms + 1)[1:]
+    if n_terms**order < _MAX_TUPLE_KEY:   # direct keys: sorts, no inverse permutations
+        gram_keys, counts = _count_keys(_tuple_keys(ids, tuple(range(order)), n_terms))
+        frequent = counts >= min_count
+        gram_keys, counts = gram_keys[frequent], counts[frequent]
+        grams = []
+        for _ in range(order):
+            gram_keys, last = np.divmod(gram_keys, n_terms)
+            grams.append(last)
+        grams = tuple(reversed(grams))
+        tables = {}
+
+        def count(*positions):                 # the sub-tuple at these positions
+            offsets = tuple(p - positions[0] for p in positions)
+            if offsets not in tables:
+                tables[offsets] = _count_keys(_tuple_keys(ids, offsets, n_terms))
+            keys, sub_counts = tables[offsets]
+            key = grams[positions[0]]
+            for p in positions[1:]:
+                key = key * n_terms + grams[p]
+            return sub_counts[np.searchsorted(keys, key)]
+    else:
+        cache = {(0,): (ids, freq)}
+        codes, counts = _codes(ids, tuple(range(order)), n_terms, cache)
+        at = np.flatnonzero(codes >= 0)
+        rep = np.empty(len(counts), dtype=np.int64)
+        rep[codes[at]] = at                    # one position of each n-gram
+        rep, counts = rep[counts >= min_count], counts[counts >= min_count]
+        grams = tuple(ids[rep + k] for k in range(order))
+
+        def count(*positions):                 # the sub-tuple at these positions
+            shift = positions[0]
+            sub_codes, sub_counts = _codes(ids, tuple(p - shift for p in positions),
+                                           n_terms, cache)
+            return sub_counts[sub_codes[rep + shift]]
+
+    words = tuple(freq[g] for g in grams)
+    if order == 3:
+        marginals = (counts, (count(0, 1), count(0, 2), count(1, 2)), words, n_tokens)
+    else:
+        marginals = (counts, (count(0, 1, 2), count(0, 1, 3), count(0, 2, 3), count(1, 2, 3)),
+                     (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
+                      count(1, 2)), words, n_tokens)
+    return _Table(terms, grams, counts, marginals)
+
+
+def _select(table, keep):
+    """The rows ``keep`` (bool or index array) of a table's n-grams and marginals."""
+    def take(part):
+        if isinstance(part, tuple):
+            return tuple(take(p) for p in part)
+        return part[keep] if isinstance(part, np.ndarray) else part
+
+    return _Table(table.terms, take(table.grams), table.counts[keep], take(table.marginals))
 
 
 @contextmanager
@@ -177,6 +305,17 @@ def _nltk_order(scores, first, second, terms):
     return scores[order], first[order], second[order]
 
 
+def _ngram_order(scores, grams, terms):
+    """The permutation that sorts n-grams by (-score, first word, second word, ...)."""
+    used = np.zeros(len(terms), dtype=bool)
+    for g in grams:
+        used[g] = True
+    words = np.flatnonzero(used)
+    ranks = np.empty(len(terms), dtype=np.int64)
+    ranks[words[string_order(terms[words])]] = np.arange(len(words))
+    return np.lexsort([ranks[g] for g in reversed(grams)] + [-scores])
+
+
 def _ranked(tables):
     """Merge the passes' (candidates, scores) tables, each sorted best first, into one."""
     if len(tables) == 1:
@@ -195,6 +334,8 @@ def _join_pairs(units, level, delimiter):
     past it does.
     """
     terms, pair_keys = level
+    if not units:
+        return []
     vocab = dict(zip(terms.tolist(), range(len(terms))))
     n_terms = len(terms)
     ids, lengths = token_ids(units, vocab)
@@ -216,29 +357,123 @@ def _join_pairs(units, level, delimiter):
     return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
 
 
+def _join_ngrams(units, level, delimiter):
+    """Greedy left-to-right joining of the trigrams or quadgrams of ``level``.
+
+    ``level`` is ``(terms, grams)``: the unit strings and the (k, n) id array of the
+    n-grams to join. Scanning left to right, an n-gram of ``level`` is joined and the scan
+    resumes after it; the scan runs over all matches at once, one step per joined n-gram
+    of the longest chain of overlapping matches.
+    """
+    terms, grams = level
+    n = grams.shape[1]
+    if not units:
+        return []
+    vocab = dict(zip(terms.tolist(), range(len(terms))))
+    ids, lengths = token_ids(units, vocab)
+    flat = np.empty(len(ids), dtype=object)
+    flat[:] = list(chain.from_iterable(units))
+    # n-gram at position p: inside its document and made of known units
+    doc_end = np.repeat(np.cumsum(lengths), lengths)
+    starts = np.flatnonzero(np.arange(len(ids)) + n <= doc_end)
+    rows = np.stack([ids[starts + k] for k in range(n)], axis=1)
+    starts, rows = starts[(rows >= 0).all(axis=1)], rows[(rows >= 0).all(axis=1)]
+    _, inverse = np.unique(np.concatenate([grams, rows]), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    accepted = np.zeros(len(grams) + len(rows), dtype=bool)
+    accepted[inverse[:len(grams)]] = True
+    match = starts[accepted[inverse[len(grams):]]]             # sorted positions
+    nxt = np.searchsorted(match, match + n)     # the next match a join at match[i] allows
+    chosen = np.zeros(len(match), dtype=bool)
+    frontier = np.flatnonzero(np.diff(match, prepend=-n) >= n)   # nothing blocks these
+    while frontier.size:
+        chosen[frontier] = True
+        frontier = nxt[frontier]
+        frontier = frontier[frontier < len(match)]
+        frontier = frontier[~chosen[frontier]]
+    at = match[chosen]
+    flat[at] = [delimiter.join(parts) for parts in zip(*(flat[at + k] for k in range(n)))]
+    keep = np.ones(len(ids), dtype=bool)
+    for k in range(1, n):
+        keep[at + k] = False
+    doc_of = np.repeat(np.arange(len(lengths)), lengths)
+    new_lengths = lengths - (n - 1) * np.bincount(doc_of[at], minlength=len(lengths))
+    return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
+
+
+def _word_mask(word_filter, terms):
+    """True for the terms that ``word_filter`` removes (nltk's ``apply_word_filter``)."""
+    if word_filter is None:
+        return None
+    if callable(word_filter):
+        return np.fromiter((bool(word_filter(t)) for t in terms.tolist()), bool, len(terms))
+    stop = get_stop_words(word_filter)
+    return np.fromiter((t in stop for t in terms.tolist()), bool, len(terms))
+
+
+def _check_table(measure, table, candidates_of):
+    """Raise if a candidate's contingency table has a negative cell (see Notes of
+    ``Collocations``): the table measures are undefined there."""
+    cells = contingency(*table.marginals)
+    negative = np.zeros(len(table.counts), dtype=bool)
+    for cell in cells:
+        negative |= cell < 0
+    if negative.any():
+        i = int(np.flatnonzero(negative)[0])
+        raise ValueError(
+            f"measure={measure!r} is undefined for {candidates_of(i)!r}: its contingency "
+            f"table has a negative cell, because one word makes up most of the tokens "
+            f"(nltk's marginals count every token of a word, the n-gram counts only the "
+            f"positions where an n-gram fits). Use a measure of counts alone (pmi, "
+            f"student_t, dice, ...) or a corpus where no word dominates.")
+
+
 class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
 
-    ``fit`` counts adjacent token pairs inside each document (never across two documents),
-    scores every pair seen at least ``min_count`` times, and keeps those scoring above
-    ``threshold`` as phrases; ``max_len > 2`` repeats the pass on the rewritten text, so
-    phrases grow by merging (``new_york`` + ``city``). ``transform`` returns token lists
-    with phrases joined by ``delimiter``, ready for ``BagOfWords(input="tokens")``.
+    ``fit`` counts n-grams inside each document (never across two documents), scores
+    every n-gram seen at least ``min_count`` times, and keeps those scoring above
+    ``threshold`` as phrases; with bigrams, ``max_len > 2`` repeats the pass on the
+    rewritten text, so phrases grow by merging (``new_york`` + ``city``). ``transform``
+    returns token lists with phrases joined by ``delimiter``, ready for
+    ``BagOfWords(input="tokens")``. The counts and scores are those of nltk's
+    ``BigramCollocationFinder`` / ``TrigramCollocationFinder`` /
+    ``QuadgramCollocationFinder`` with ``apply_freq_filter(min_count)``, the word and
+    n-gram filters, and ``score_ngrams``.
 
     Parameters
     ----------
-    measure : {"pmi", "npmi", "llr", "chi_sq", "t", "dice", "count"}, default="npmi"
-        ``pmi``: log2 P(a,b) / P(a)P(b); ``npmi``: pmi / -ln P(a,b) in [-1, 1];
-        ``llr``: log-likelihood ratio G^2; ``chi_sq``: Pearson's chi-square; ``t``:
-        Student's t; ``dice``: 2 n_ab / (n_a + n_b); ``count``: n_ab. Higher is stronger.
+    measure : str, default="npmi"
+        One of nltk's association measures: ``pmi`` (log2 P(a,b) / P(a)P(b)),
+        ``likelihood_ratio`` (alias ``llr``, G^2), ``chi_sq`` (Pearson's chi-square),
+        ``student_t`` (alias ``t``), ``raw_freq`` (n_ab / N), ``mi_like``
+        (n_ab^3 / n_a n_b), ``poisson_stirling``, ``jaccard``, and for bigrams only
+        ``dice`` (2 n_ab / (n_a + n_b)), ``phi_sq``, ``fisher`` (nltk's one-sided Fisher
+        exact p-value); gensim's ``npmi`` (pmi / -ln P(a,b) in [-1, 1], bigrams only);
+        or ``count`` (n_ab). Higher is stronger (as nltk ranks them, ``fisher`` too).
     min_count : int, default=5
-        Pairs seen fewer times are never candidates.
+        N-grams seen fewer times are never candidates.
     threshold : float or None, default=None
         A candidate becomes a phrase when its score is above it; None accepts every
         candidate (so ``scores_`` alone decides nothing). E.g. npmi 0.5, llr 10.83.
     max_len : int, default=2
-        Longest phrase, in original tokens.
+        Longest phrase, in original tokens, grown by repeated bigram passes
+        (``order=2`` only).
     delimiter : str, default="_"
+    order : {2, 3, 4}, default=2
+        Bigrams, trigrams or quadgrams of adjacent tokens.
+    window_size : int, default=2
+        Bigrams only: count the pairs (a, b) with b 1 .. ``window_size - 1`` tokens after
+        a (nltk's ``from_words(words, window_size)``, Church and Hanks' association
+        ratio); the measures see the pair count over ``window_size - 1``. ``transform``
+        joins adjacent occurrences of the accepted pairs.
+    word_filter : {"english", "chinese"}, collection of str, callable or None, default=None
+        Drop the candidates with a word in this stop-word list, or a word for which the
+        callable returns True (nltk's ``apply_word_filter``). Unlike ``stop_words``, which
+        removes tokens before counting, the counts keep every token.
+    ngram_filter : callable or None, default=None
+        Drop the candidates for which ``ngram_filter(*words)`` is True (nltk's
+        ``apply_ngram_filter``); called once per candidate.
     input : {"content", "filename", "file", "tokens"}, default="tokens"
         Token lists by default; strings are tokenized with the text options below.
     encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
@@ -247,11 +482,15 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     Attributes
     ----------
     scores_ : list of (tuple of str, float)
-        Every candidate with its score, best first (ties by tokens), as nltk's
-        ``score_ngrams`` ranks them.
-    levels_ : list of (ndarray of str, ndarray of int64)
-        Per merging pass, the units seen and the sorted keys ``first * n_units + second``
-        of the pairs accepted as phrases (what ``transform`` joins). The phrases are the
+        Every candidate with its score, best first, ties broken by the words in Python's
+        string order: the key ``(-score, words)`` of nltk's ``score_ngrams``, which
+        depends on no platform. The scores are nltk's, bit for bit where nltk's formula
+        allows (see Notes).
+    levels_ : list of tuple
+        Per merging pass, what ``transform`` joins: ``(units, keys)`` for bigrams, the
+        unit strings (ndarray of str) and the sorted keys ``first * n_units + second``
+        (int64) of the accepted pairs; ``(units, grams)`` for ``order > 2``, with the
+        (k, order) int64 array of the accepted n-grams' unit ids. The phrases are the
         entries of ``scores_`` above ``threshold`` (all of them when it is None).
 
     See Also
@@ -262,14 +501,28 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     -----
     With ``n_ab`` the pair count, ``n_a``, ``n_b`` the word counts and ``N`` the number of
     tokens, ``pmi = log2(n_ab N / (n_a n_b))`` and ``npmi = ln(p_ab / (p_a p_b)) / -ln p_ab``
-    (Bouma, 2009). ``llr`` is ``2 sum_cells O ln(O / E)`` over the 2x2 contingency table of
-    (a, not a) x (b, not b) with ``0 ln 0 = 0``, so it stays finite on tables with empty
-    cells. The scores equal nltk's ``BigramAssocMeasures`` and gensim's npmi scorer.
+    (Bouma, 2009). ``likelihood_ratio`` is ``2 sum_cells O ln(O / E)`` over nltk's
+    contingency table of (a, not a) x (b, not b) with ``0 ln 0 = 0``, so it stays finite
+    on tables with empty cells.
+
+    The scores are computed in nltk's order of operations, with the logarithms and
+    powers of the C library, so they equal nltk's bit for bit, except where nltk
+    multiplies Python integers beyond 2**53 (products of three or four word counts,
+    ``N ** 3``), where they agree to about 1e-15 relative.
+
+    nltk's table counts every token of a word but an n-gram only where one fits, so when
+    one word makes up most of the tokens (``[["ha"] * 4]``) a cell of the table is
+    negative and the table measures (``likelihood_ratio``, ``chi_sq``, ``phi_sq``,
+    ``fisher``) have no value: nltk raises a math domain error, divides by zero, or
+    returns a meaningless number; here ``fit`` raises a ValueError naming the n-gram.
+    The other measures use the counts alone and are finite on every corpus.
 
     References
     ----------
     .. [1] C. Manning and H. Schuetze, "Foundations of Statistical Natural Language
        Processing", ch. 5, MIT Press, 1999.
+    .. [2] K. Church and P. Hanks, "Word association norms, mutual information, and
+       lexicography", Computational Linguistics 16(1), 1990.
 
     Examples
     --------
@@ -281,6 +534,11 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     [(('new', 'york'), 1.0)]
     >>> coll.transform([["new", "york", "city"]])
     [['new_york', 'city']]
+    >>> tri = Collocations("likelihood_ratio", order=3, min_count=1, threshold=15).fit(docs)
+    >>> [(phrase, round(score, 3)) for phrase, score in tri.scores_[:2]]
+    [(('love', 'new', 'york'), 15.774), (('new', 'york', 'city'), 15.774)]
+    >>> tri.transform([["new", "york", "city", "hall"]])
+    [['new_york_city', 'hall']]
     """
 
     _parameter_constraints = {
@@ -292,17 +550,26 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         "threshold": [Real, None],
         "max_len": [Interval(Integral, 2, None, closed="left")],
         "delimiter": [str],
+        "order": [Interval(Integral, 2, 4, closed="both")],
+        "window_size": [Interval(Integral, 2, None, closed="left")],
+        "word_filter": [StrOptions({"english", "chinese"}), list, tuple, set, frozenset,
+                        callable, None],
+        "ngram_filter": [callable, None],
     }
 
     def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
-                 delimiter="_", input="tokens", encoding="utf-8", decode_error="strict",
-                 lowercase=True, tokenizer="regexp", token_pattern=None, stemmer=None,
-                 stop_words=None):
+                 delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
+                 input="tokens", encoding="utf-8", decode_error="strict", lowercase=True,
+                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None):
         self.measure = measure
         self.min_count = min_count
         self.threshold = threshold
         self.max_len = max_len
         self.delimiter = delimiter
+        self.order = order
+        self.window_size = window_size
+        self.word_filter = word_filter
+        self.ngram_filter = ngram_filter
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
@@ -319,6 +586,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : iterable of list of str (or of str, with ``input != "tokens"``)
+            Read once: a generator works.
         y : None
             Ignored.
 
@@ -326,17 +594,103 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         -------
         self : Collocations
         """
+        self._check_combination()
+        # Token lists used as they are, or lowercased through the vocabulary (each
+        # distinct word once) when lowercasing is the only change and no merging pass
+        # rewrites the text; the first pass checks the tokens through its vocabulary.
+        lower = (self.lowercase and self.input == "tokens" and not self.stop_words
+                 and self.stemmer is None and (self.order > 2 or self.max_len == 2))
+        if lower:
+            units = self._read_raw(X)
+        else:
+            units = self._token_lists(X, check_tokens=False, copy=False)
         with _gc_paused():
-            return self._fit(X)
+            self._fit_units(units, lower)
+        return self
 
-    def _fit(self, X):
-        # read only; the first pass checks the tokens through its vocabulary
-        units = self._token_lists(X, check_tokens=False, copy=False)
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn the phrases of ``X`` and return ``X`` with them joined.
+
+        ``X`` is read once (a generator works): the same token lists are counted and
+        rewritten.
+
+        Parameters
+        ----------
+        X : iterable of list of str (or of str, with ``input != "tokens"``)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        tokens : list of list of str
+        """
+        self._check_combination()
+        units = self._token_lists(X)                  # new lists, read once
+        with _gc_paused():
+            self._fit_units(units, False)
+        return self._rewrite(units)
+
+    def transform(self, X):
+        """Rewrite documents as token lists with the learned phrases joined.
+
+        Parameters
+        ----------
+        X : iterable of list of str (or of str, with ``input != "tokens"``)
+            Read once: a generator works. An empty corpus gives an empty list.
+
+        Returns
+        -------
+        tokens : list of list of str
+            One new list per document of ``X``, in order.
+        """
+        check_is_fitted(self, "scores_")
+        return self._rewrite(self._token_lists(X))
+
+    def _rewrite(self, units):
+        for level in self.levels_:
+            join = _join_pairs if len(level[1].shape) == 1 else _join_ngrams
+            units = join(units, level, self.delimiter)
+        return units
+
+    @staticmethod
+    def _read_raw(X):
+        """The documents' own token lists (read once), unchecked and unchanged."""
+        if type(X) is list and all(type(doc) is list for doc in X):
+            return X                 # the common case, without a check per document
+        return list(iter_documents(X, "tokens", check_tokens=False))
+
+    def _check_combination(self):
+        """The checks between parameters that ``_parameter_constraints`` cannot express."""
+        measure = canonical_measure(self.measure)
+        if self.order > 2 and measure in BIGRAM_ONLY:
+            raise ValueError(f"measure={self.measure!r} is defined for bigrams only; with "
+                             f"order={self.order} use one of nltk's n-gram measures "
+                             f"(pmi, likelihood_ratio, chi_sq, student_t, ...).")
+        if self.order > 2 and self.window_size != 2:
+            raise ValueError(f"window_size={self.window_size} applies to bigrams; with "
+                             f"order={self.order} the n-grams are contiguous: leave "
+                             f"window_size=2.")
+        if self.order > 2 and self.max_len != 2:
+            raise ValueError(f"max_len={self.max_len} grows phrases by bigram passes; with "
+                             f"order={self.order} leave max_len=2.")
+
+    def _fit_units(self, units, lower):
         check_corpus_nonempty(len(units))
+        if self.order > 2:
+            table = _ngram_table(units, self.order, self.min_count, lower, check_types=True)
+            level = self._score_ngrams(table)
+            self.levels_, self.scores_ = [], []
+            if level is not None:
+                candidates, scores, grams = level
+                self.scores_ = list(zip(candidates, scores.tolist()))
+                if len(grams):
+                    self.levels_.append((table.terms, grams))
+            return
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []
         for step in range(self.max_len - 1):       # one merging pass per extra token
-            level = self._score_level(units, spans, check_types=step == 0)
+            level = self._score_level(units, spans, step == 0 and lower, check_types=step == 0)
             if level is None:
                 break
             candidates, scores, terms, first, second, passed, keys = level
@@ -350,21 +704,76 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                     spans[a + self.delimiter + b] = candidates[i]
                 units = _join_pairs(units, self.levels_[-1], self.delimiter)
         self.scores_ = _ranked(tables)
-        return self
 
-    def _score_level(self, units, spans, check_types=False):
-        """Score one pass over ``units``; None when no pair is a candidate."""
-        terms, first, second, n_ii, freq, n_tokens = _bigram_table(units, check_types)
-        keep = n_ii >= self.min_count
+    def _filter(self, table, spans=None):
+        """The candidates of ``table``: frequent enough and kept by the filters; None if
+        none is left. ``spans`` maps joined units to their original tokens."""
+        keep = table.counts >= self.min_count
         if spans:                                   # later passes: only pairs with a phrase
-            span_len = np.fromiter((len(spans.get(t, "_")) for t in terms), np.int64,
-                                   len(terms))
+            span_len = np.fromiter((len(spans.get(t, "_")) for t in table.terms), np.int64,
+                                   len(table.terms))
+            first, second = table.grams
             keep &= (span_len[first] > 1) | (span_len[second] > 1)
             keep &= span_len[first] + span_len[second] <= self.max_len
+        if self.word_filter is not None:
+            tokens = [spans.get(t, (t,)) if spans else (t,) for t in table.terms.tolist()]
+            flat = np.empty(sum(map(len, tokens)), dtype=object)
+            flat[:] = list(chain.from_iterable(tokens))
+            dropped = np.add.reduceat(_word_mask(self.word_filter, flat),
+                                      np.cumsum([0] + [len(t) for t in tokens[:-1]])) > 0 \
+                if len(tokens) else np.zeros(0, dtype=bool)
+            for g in table.grams:
+                keep &= ~dropped[g]
         if not keep.any():
             return None
-        first, second, n_ii = first[keep], second[keep], n_ii[keep]
-        scores = bigram_scores(self.measure, n_ii, freq[first], freq[second], n_tokens)
+        table = _select(table, keep)
+        if self.ngram_filter is not None:
+            words = zip(*(table.terms[g].tolist() for g in table.grams))
+            if spans:
+                words = (tuple(chain.from_iterable(spans.get(w, (w,)) for w in gram))
+                         for gram in words)
+            keep = np.fromiter((not self.ngram_filter(*gram) for gram in words), bool,
+                               len(table.counts))
+            if not keep.any():
+                return None
+            table = _select(table, keep)
+        return table
+
+    def _scores(self, table, spans=None):
+        measure = canonical_measure(self.measure)
+        if measure in TABLE_MEASURES:
+            def candidate(i):
+                words = (table.terms[g[i]] for g in table.grams)
+                return tuple(chain.from_iterable(
+                    spans.get(w, (w,)) if spans else (w,) for w in words))
+
+            _check_table(self.measure, table, candidate)
+        if measure == "count":                  # the n-gram count, not over window - 1
+            return table.counts.astype(np.float64)
+        return assoc_scores(measure, *table.marginals)
+
+    def _score_ngrams(self, table):
+        """Score the trigrams or quadgrams; None when none is a candidate."""
+        table = self._filter(table)
+        if table is None:
+            return None
+        scores = self._scores(table)
+        order = _ngram_order(scores, table.grams, table.terms)
+        scores = scores[order]
+        grams = np.stack([g[order] for g in table.grams], axis=1)
+        candidates = list(zip(*(table.terms[g].tolist() for g in grams.T)))
+        if self.threshold is not None:
+            grams = grams[scores > self.threshold]
+        return candidates, scores, grams
+
+    def _score_level(self, units, spans, lower, check_types=False):
+        """Score one bigram pass over ``units``; None when no pair is a candidate."""
+        table = _bigram_table(units, self.window_size, self.min_count, lower, check_types)
+        table = self._filter(table, spans)
+        if table is None:
+            return None
+        terms, (first, second) = table.terms, table.grams
+        scores = self._scores(table, spans)
         id_keys = first * len(terms) + second          # sorted: pairs come in id order
         scores, first, second = _nltk_order(scores, first, second, terms)
         lefts, rights = terms[first].tolist(), terms[second].tolist()
@@ -379,25 +788,3 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         passed = np.flatnonzero(scores > self.threshold)
         keys = np.sort(first[passed] * len(terms) + second[passed])   # id order, to search
         return candidates, scores, terms, first, second, passed, keys
-
-    def fit_transform(self, X, y=None):
-        """Fit, then rewrite ``X`` (a one-shot iterator is read once, into a list)."""
-        X = reiterable(X)
-        return self.fit(X).transform(X)
-
-    def transform(self, X):
-        """Rewrite documents as token lists with the learned phrases joined.
-
-        Parameters
-        ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``)
-
-        Returns
-        -------
-        tokens : list of list of str
-        """
-        check_is_fitted(self, "scores_")
-        units = self._token_lists(X)
-        for level in self.levels_:
-            units = _join_pairs(units, level, self.delimiter)
-        return units
