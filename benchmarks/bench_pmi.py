@@ -3,14 +3,14 @@
 On the Wikipedia sample (250 articles, ~330k tokens) and Lee's background corpus (300
 news articles, ~60k tokens), gensim's test data, one BLAS thread:
 
-* ``Collocations(measure="pmi")`` and ``Collocations("pmi", order=3)`` fit with the
+* ``Collocations(measure="pmi", input="tokens")`` and ``Collocations("pmi", order=3, input="tokens")`` fit with the
   default parameters (lowercasing, ``min_count=5``) against nltk's
   ``BigramCollocationFinder`` / ``TrigramCollocationFinder.from_documents`` on the
   lowercased tokens (the lowercasing is timed on nltk's side too: the same output from
   the same input) + ``apply_freq_filter`` + ``score_ngrams(pmi)``; the rankings are
   checked equal;
 * on the Wikipedia sample also ``lowercase=False`` with ``min_count`` 1 and 5;
-* ``Collocations(measure="npmi")`` fit against gensim ``Phrases(scoring="npmi")`` +
+* ``Collocations(measure="npmi", input="tokens")`` fit against gensim ``Phrases(scoring="npmi")`` +
   ``export_phrases()`` (every candidate scored, checked identical);
 * ``cooccurrence(window=5)`` in tokens per second (default working memory and 64 MiB
   chunks), against a plain dictionary counter;
@@ -102,7 +102,7 @@ def bench_ngram_pmi(name, docs, repeat, order=2, min_count=5, lowercase=True):
         found.apply_freq_filter(min_count)
         return found.score_ngrams(measures.pmi)
 
-    coll = Collocations("pmi", order=order, min_count=min_count, lowercase=lowercase)
+    coll = Collocations("pmi", order=order, min_count=min_count, lowercase=lowercase, input="tokens")
     medians = []
     (ours, got), (peer, expected) = best_times([lambda: coll.fit(docs).scores_, nltk_run],
                                                repeat, medians)
@@ -120,7 +120,7 @@ def bench_npmi(docs, min_count, repeat):
     def gensim_run():
         return Phrases(docs, min_count=min_count, threshold=-1.0, scoring="npmi").export_phrases()
 
-    coll = Collocations("npmi", min_count=min_count, lowercase=False)
+    coll = Collocations("npmi", min_count=min_count, lowercase=False, input="tokens")
     (ours, got), (peer, expected) = best_times([lambda: coll.fit(docs).scores_, gensim_run],
                                                repeat)
     got = {"_".join(pair): score for pair, score in got}

@@ -474,8 +474,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     ngram_filter : callable or None, default=None
         Drop the candidates for which ``ngram_filter(*words)`` is True (nltk's
         ``apply_ngram_filter``); called once per candidate.
-    input : {"content", "filename", "file", "tokens"}, default="tokens"
-        Token lists by default; strings are tokenized with the text options below.
+    input : {"content", "filename", "file", "tokens"}, default="content"
+        As every nlpfeat text estimator: documents are strings by default, tokenized with
+        the text options below; ``"tokens"`` takes lists of tokens (e.g. the output of
+        another ``Collocations`` or of a user's tokenizer).
     encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
 
@@ -529,12 +531,13 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     >>> from nlpfeat.text import Collocations
     >>> docs = [["new", "york", "is", "big"], ["i", "love", "new", "york"],
     ...         ["new", "york", "city"]]
-    >>> coll = Collocations(measure="npmi", min_count=2).fit(docs)
+    >>> coll = Collocations(measure="npmi", min_count=2, input="tokens").fit(docs)
     >>> [(phrase, round(score, 3)) for phrase, score in coll.scores_]
     [(('new', 'york'), 1.0)]
     >>> coll.transform([["new", "york", "city"]])
     [['new_york', 'city']]
-    >>> tri = Collocations("likelihood_ratio", order=3, min_count=1, threshold=15).fit(docs)
+    >>> tri = Collocations("likelihood_ratio", order=3, min_count=1, threshold=15,
+    ...                    input="tokens").fit(docs)
     >>> [(phrase, round(score, 3)) for phrase, score in tri.scores_[:2]]
     [(('love', 'new', 'york'), 15.774), (('new', 'york', 'city'), 15.774)]
     >>> tri.transform([["new", "york", "city", "hall"]])
@@ -559,7 +562,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
 
     def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
                  delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
-                 input="tokens", encoding="utf-8", decode_error="strict", lowercase=True,
+                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
                  tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None):
         self.measure = measure
         self.min_count = min_count

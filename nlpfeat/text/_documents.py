@@ -196,6 +196,10 @@ def check_token_types(token_lists, distinct_tokens):
 
 
 def _bad_document(i, doc, expected):
+    if isinstance(doc, (list, tuple)) and "str" in expected:
+        raise TypeError(
+            f"Document {i} is a {type(doc).__name__} of tokens ({_short_repr(doc)}), but "
+            f"input='content' expects strings; pass input='tokens' for token lists.")
     raise TypeError(
         f"Document {i} is of type {type(doc).__name__} ({_short_repr(doc)}); expected {expected}. "
         f"Convert or drop it (missing values such as None or NaN are not documents)."

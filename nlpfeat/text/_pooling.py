@@ -186,9 +186,10 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         token sits at ``u = 1``); ``"scott"`` / ``"silverman"``: the normal-reference rule
         (per dimension) on the vectors of the distinct known tokens of the training
         documents, which in high dimension gives sharply peaked weights.
-    input : {"tokens", "content", "filename", "file"}, default="tokens"
-        ``"tokens"``: each document is a list of tokens (the gensim convention);
-        otherwise documents are strings (or files) tokenized with the options below.
+    input : {"content", "filename", "file", "tokens"}, default="content"
+        As every nlpfeat text estimator: documents are strings by default (or files),
+        tokenized with the options below; ``"tokens"``: each document is a list of tokens
+        (the gensim convention).
     encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options of :mod:`nlpfeat.text` (see ``BagOfWords``); with
         ``input="tokens"`` only ``lowercase``, ``stop_words`` and ``stemmer`` apply. Pass
@@ -236,7 +237,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     --------
     >>> from nlpfeat.text import KernelAttentionPooling
     >>> emb = {"good": [1.0, 0.0], "bad": [-1.0, 0.0], "film": [0.0, 1.0]}
-    >>> pool = KernelAttentionPooling(emb, bandwidth=0.5).fit([["good", "film"]])
+    >>> pool = KernelAttentionPooling(emb, bandwidth=0.5, input="tokens").fit([["good", "film"]])
     >>> print(np.round(pool.transform([["good", "good", "film"], ["bad", "oov"]]), 3))
     [[ 0.884  0.116]
      [-1.     0.   ]]
@@ -257,7 +258,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     }
 
     def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="median",
-                 input="tokens", encoding="utf-8", decode_error="strict", lowercase=True,
+                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
                  tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
                  working_memory=None):
         self.embeddings = embeddings

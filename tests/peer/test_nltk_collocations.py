@@ -113,7 +113,7 @@ def nltk_scores(found, order, measure):
 def test_scores_equal_nltk(wiki, measure):
     """The first measures, under their short names, on the whole Wikipedia sample."""
     expected = nltk_scores(finder("wiki", wiki, 2, 2, 3), 2, measure)
-    got = Collocations(measure, min_count=3, lowercase=False).fit(wiki).scores_
+    got = Collocations(measure, min_count=3, lowercase=False, input="tokens").fit(wiki).scores_
     assert_matches_nltk(got, expected, min_len=5000)
 
 
@@ -124,7 +124,7 @@ def test_bigram_scores_equal_nltk(request, corpus, window, measure):
     """Every bigram measure and window, on the whole corpora."""
     docs = request.getfixturevalue(corpus)
     expected = nltk_scores(finder(corpus, docs, 2, window, 3), 2, measure)
-    got = Collocations(measure, min_count=3, window_size=window, lowercase=False).fit(docs)
+    got = Collocations(measure, min_count=3, window_size=window, lowercase=False, input="tokens").fit(docs)
     assert_matches_nltk(got.scores_, expected, min_len=500)
 
 
@@ -134,7 +134,7 @@ def test_fisher_equals_nltk(request, corpus, window):
     """scipy's Fisher test costs ~0.3 ms a table on both sides: the frequent pairs only."""
     docs = request.getfixturevalue(corpus)[:80]
     expected = nltk_scores(finder(corpus + "80", docs, 2, window, 8), 2, "fisher")
-    got = Collocations("fisher", min_count=8, window_size=window, lowercase=False).fit(docs)
+    got = Collocations("fisher", min_count=8, window_size=window, lowercase=False, input="tokens").fit(docs)
     assert_matches_nltk(got.scores_, expected, min_len=30)
 
 
@@ -145,14 +145,14 @@ def test_ngram_scores_equal_nltk(request, corpus, order, measure):
     """Trigrams and quadgrams, on the whole corpora."""
     docs = request.getfixturevalue(corpus)
     expected = nltk_scores(finder(corpus, docs, order, order, 2), order, measure)
-    got = Collocations(measure, order=order, min_count=2, lowercase=False).fit(docs)
+    got = Collocations(measure, order=order, min_count=2, lowercase=False, input="tokens").fit(docs)
     assert_matches_nltk(got.scores_, expected, min_len=500)
 
 
 @pytest.mark.parametrize("order", [2, 3, 4])
 def test_counts_equal_nltk_ngram_frequencies(lee, order):
     found = finder("lee", lee, order, order, 2)
-    got = dict(Collocations("count", order=order, min_count=2, lowercase=False)
+    got = dict(Collocations("count", order=order, min_count=2, lowercase=False, input="tokens")
                .fit(lee).scores_)
     assert got == {ngram: float(n) for ngram, n in found.ngram_fd.items()}
 
@@ -162,7 +162,7 @@ def test_default_lowercasing_equals_nltk_on_lowercased_words(lee):
     lowered = [[token.lower() for token in doc] for doc in lee]
     found = collocations.BigramCollocationFinder.from_documents(lowered)
     found.apply_freq_filter(5)
-    assert_matches_nltk(Collocations("pmi").fit(lee).scores_,
+    assert_matches_nltk(Collocations("pmi", input="tokens").fit(lee).scores_,
                         found.score_ngrams(metrics.BigramAssocMeasures.pmi), min_len=500)
 
 
@@ -180,7 +180,7 @@ def test_window_and_word_filter_equal_nltk(wiki):
     found.apply_word_filter(word_filter)
     expected = found.score_ngrams(metrics.BigramAssocMeasures.likelihood_ratio)
     got = Collocations("llr", min_count=2, window_size=20, word_filter=word_filter,
-                       lowercase=False).fit(docs).scores_
+                       lowercase=False, input="tokens").fit(docs).scores_
     assert_matches_nltk(got, expected, min_len=1000)
 
 
@@ -192,7 +192,7 @@ def test_stop_word_list_filter_keeps_the_counts(lee):
     stop = {"the", "of", "a", "to", "in"}
     found.apply_word_filter(lambda w: w in stop)
     got = Collocations("student_t", min_count=3, word_filter=sorted(stop),
-                       lowercase=False).fit(lee).scores_
+                       lowercase=False, input="tokens").fit(lee).scores_
     assert_matches_nltk(got, found.score_ngrams(metrics.BigramAssocMeasures.student_t),
                         min_len=500)
 
@@ -204,11 +204,11 @@ def test_filters_follow_nltks_doctest_example():
 
     text = "I do not like green eggs and ham, I do not like them Sam I am!"
     tokens = nltk.wordpunct_tokenize(text)
-    fit = Collocations("raw_freq", order=3, min_count=1, lowercase=False).fit([tokens])
+    fit = Collocations("raw_freq", order=3, min_count=1, lowercase=False, input="tokens").fit([tokens])
     assert len(fit.scores_) == 14
     assert {g for g, _ in fit.scores_} == set(nltk.trigrams(tokens))
     no_pronoun = Collocations("raw_freq", order=3, min_count=1, lowercase=False,
-                              word_filter=lambda w: w in ("I", "me"))
+                              word_filter=lambda w: w in ("I", "me"), input="tokens")
     assert len(no_pronoun.fit([tokens]).scores_) == 8
     no_and = no_pronoun.set_params(ngram_filter=lambda w1, w2, w3: "and" in (w1, w3))
     assert len(no_and.fit([tokens]).scores_) == 6
@@ -237,9 +237,9 @@ def test_nltk_unit_window_examples(window, pmi):
     """nltk's unit tests test_bigram2/3/5: window counts and pmi of one sentence."""
     sent = "this this is is a a test test".split()
     finder = collocations.BigramCollocationFinder.from_words(sent, window_size=window)
-    counts = Collocations("count", min_count=1, window_size=window).fit([sent]).scores_
+    counts = Collocations("count", min_count=1, window_size=window, input="tokens").fit([sent]).scores_
     assert dict(counts) == {k: float(v) for k, v in finder.ngram_fd.items()}
-    got = Collocations("pmi", min_count=1, window_size=window).fit([sent]).scores_
+    got = Collocations("pmi", min_count=1, window_size=window, input="tokens").fit([sent]).scores_
     assert dict(got).keys() == pmi.keys()
     np.testing.assert_allclose([dict(got)[k] for k in pmi], list(pmi.values()), rtol=1e-12,
                                atol=1e-12)
@@ -276,7 +276,7 @@ def test_dominant_word_table_measures_raise_where_nltk_fails(measure):
     with pytest.raises((ValueError, ZeroDivisionError)):
         finder.score_ngrams(getattr(metrics.BigramAssocMeasures, measure))
     with pytest.raises(ValueError, match=r"undefined for \('ha', 'ha'\).*negative cell"):
-        Collocations(measure, min_count=1).fit([["ha"] * 4])
+        Collocations(measure, min_count=1, input="tokens").fit([["ha"] * 4])
 
 
 @pytest.mark.parametrize("measure", ["pmi", "student_t", "dice", "raw_freq", "mi_like",
@@ -286,7 +286,7 @@ def test_dominant_word_count_measures_equal_nltk(measure):
     expected = finder.score_ngrams(
         getattr(metrics.BigramAssocMeasures, measure, None)
         or (lambda n_ii, n_ix_xi, n_xx: n_ii))
-    got = Collocations(measure, min_count=1).fit([["ha"] * 4]).scores_
+    got = Collocations(measure, min_count=1, input="tokens").fit([["ha"] * 4]).scores_
     assert np.isfinite([s for _, s in got]).all()
     assert_matches_nltk(got, expected)
 
@@ -300,6 +300,6 @@ def test_rankings_equal_nltk_exactly(request, corpus, measure):
     ties here and the rankings are identical, not only equal up to ties."""
     docs = request.getfixturevalue(corpus)
     expected = nltk_scores(finder(corpus, docs, 2, 2, 1), 2, measure)
-    got = Collocations(measure, min_count=1, lowercase=False).fit(docs).scores_
+    got = Collocations(measure, min_count=1, lowercase=False, input="tokens").fit(docs).scores_
     assert [g for g, _ in got] == [g for g, _ in expected]
     assert [s for _, s in got] == [s for _, s in expected]

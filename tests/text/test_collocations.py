@@ -26,7 +26,7 @@ def test_npmi_equals_gensim_phrases(wiki_tokens):
     phrases = pytest.importorskip("gensim.models.phrases")
     model = phrases.Phrases(wiki_tokens, min_count=MIN_COUNT, threshold=-1.0, scoring="npmi")
     expected = model.export_phrases()
-    got = Collocations("npmi", min_count=MIN_COUNT, lowercase=False).fit(wiki_tokens).scores_
+    got = Collocations("npmi", min_count=MIN_COUNT, lowercase=False, input="tokens").fit(wiki_tokens).scores_
     assert len(got) == len(expected)
     got = {"_".join(pair): score for pair, score in got}
     keys = sorted(expected)
@@ -38,12 +38,12 @@ def test_transform_equals_gensim_phrases(wiki_tokens):
     phrases = pytest.importorskip("gensim.models.phrases")
     docs = wiki_tokens[:120]
     model = phrases.Phrases(docs, min_count=MIN_COUNT, threshold=0.5, scoring="npmi")
-    coll = Collocations("npmi", min_count=MIN_COUNT, threshold=0.5, lowercase=False).fit(docs)
+    coll = Collocations("npmi", min_count=MIN_COUNT, threshold=0.5, lowercase=False, input="tokens").fit(docs)
     assert coll.transform(docs) == [model[doc] for doc in docs]
 
 
 def test_never_pairs_across_documents():
-    coll = Collocations("count", min_count=1).fit([["a", "b"], ["c", "d"], ["e"]])
+    coll = Collocations("count", min_count=1, input="tokens").fit([["a", "b"], ["c", "d"], ["e"]])
     assert dict(coll.scores_) == {("a", "b"): 1.0, ("c", "d"): 1.0}
     assert coll.transform([["b", "c"]]) == [["b", "c"]]
 
@@ -51,7 +51,7 @@ def test_never_pairs_across_documents():
 def test_llr_is_finite_on_tables_with_zero_cells():
     nltk_metrics = pytest.importorskip("nltk.metrics")
     docs = [["new", "york"]] * 3                    # only the (new, york) cell is non-zero
-    (pair, score), = Collocations("llr", min_count=1).fit(docs).scores_
+    (pair, score), = Collocations("llr", min_count=1, input="tokens").fit(docs).scores_
     assert np.isfinite(score) and score >= 0
     expected = nltk_metrics.BigramAssocMeasures.likelihood_ratio(3, (3, 3), 6)
     np.testing.assert_allclose(score, expected, rtol=1e-12)
@@ -60,22 +60,22 @@ def test_llr_is_finite_on_tables_with_zero_cells():
 def test_repeated_merging_builds_longer_phrases():
     docs = [["i", "love", "new", "york", "city"], ["new", "york", "city", "hall"],
             ["the", "new", "york", "city", "subway"], ["old", "town"]] * 3
-    coll = Collocations("count", min_count=3, threshold=3.5, max_len=3).fit(docs)
+    coll = Collocations("count", min_count=3, threshold=3.5, max_len=3, input="tokens").fit(docs)
     scores = dict(coll.scores_)
     assert scores[("new", "york")] == 9.0 and scores[("new", "york", "city")] == 9.0
     assert coll.transform([["new", "york", "city", "now"]]) == [["new_york_city", "now"]]
-    bigrams = Collocations("count", min_count=3, threshold=3.5).fit(docs)
+    bigrams = Collocations("count", min_count=3, threshold=3.5, input="tokens").fit(docs)
     assert bigrams.transform([["new", "york", "city"]]) == [["new_york", "city"]]
 
 
 def test_greedy_left_to_right_joining():
-    coll = Collocations("count", min_count=1).fit([["a", "a", "a", "a", "a"]])
+    coll = Collocations("count", min_count=1, input="tokens").fit([["a", "a", "a", "a", "a"]])
     assert coll.transform([["a"] * 5]) == [["a_a", "a_a", "a"]]
 
 
 def test_threshold_selects_phrases():
     docs = [["new", "york"], ["new", "york"], ["new", "car"], ["red", "car"]] * 2
-    coll = Collocations("npmi", min_count=2, threshold=0.5).fit(docs)
+    coll = Collocations("npmi", min_count=2, threshold=0.5, input="tokens").fit(docs)
     assert len(coll.scores_) == 3                  # threshold never filters scores_
     assert coll.transform([["new", "york", "new", "car"]]) == [["new_york", "new", "car"]]
 
@@ -91,7 +91,7 @@ def test_pipeline_before_a_bag_of_words():
     from sklearn.pipeline import make_pipeline
 
     docs = [["new", "york", "is", "big"], ["i", "love", "new", "york"]] * 3
-    pipe = make_pipeline(Collocations("npmi", min_count=2, threshold=0.9),
+    pipe = make_pipeline(Collocations("npmi", min_count=2, threshold=0.9, input="tokens"),
                          CountVectorizer(analyzer=list)).fit(docs)
     assert "new_york" in pipe[-1].vocabulary_ and "new" not in pipe[-1].vocabulary_
 
@@ -101,7 +101,7 @@ def test_pipeline_before_a_bag_of_words():
 def test_property_transform_only_joins_and_counts_are_right(docs):
     if not any(docs):
         return
-    coll = Collocations("count", min_count=1).fit(docs)
+    coll = Collocations("count", min_count=1, input="tokens").fit(docs)
     expected = {}
     for doc in docs:
         for pair in zip(doc, doc[1:]):
@@ -112,7 +112,7 @@ def test_property_transform_only_joins_and_counts_are_right(docs):
 
 
 def test_clone_and_pickle_round_trip(wiki_tokens):
-    coll = Collocations("pmi", min_count=5, threshold=8).fit(wiki_tokens[:30])
+    coll = Collocations("pmi", min_count=5, threshold=8, input="tokens").fit(wiki_tokens[:30])
     again = pickle.loads(pickle.dumps(coll))
     assert again.scores_ == coll.scores_
     assert again.transform(wiki_tokens[:2]) == coll.transform(wiki_tokens[:2])
@@ -133,7 +133,7 @@ def test_sklearn_api_checks(check):
     # parametrize_with_checks yields no check for an estimator whose input tag is string
     # only (scikit-learn skips it: its checks feed numeric arrays); the API checks that
     # need no data run here.
-    estimator = Collocations()
+    estimator = Collocations(input="tokens")
     check(type(estimator).__name__, estimator)
 
 
@@ -141,7 +141,7 @@ def test_not_fitted_raises():
     from sklearn.exceptions import NotFittedError
 
     with pytest.raises(NotFittedError):
-        Collocations().transform([["a"]])
+        Collocations(input="tokens").transform([["a"]])
 
 
 @pytest.mark.parametrize("params,message", [
@@ -157,12 +157,12 @@ def test_not_fitted_raises():
 ])
 def test_bad_parameters_raise(params, message):
     with pytest.raises(ValueError, match=message):
-        Collocations(**params).fit([["a", "b"]])
+        Collocations(input="tokens", **params).fit([["a", "b"]])
 
 
 def test_bad_document_raises_type_error():
     with pytest.raises(TypeError, match="Document 1"):
-        Collocations().fit([["a", "b"], "a b"])
+        Collocations(input="tokens").fit([["a", "b"], "a b"])
 
 
 @pytest.mark.parametrize("lowercase", [False, True])
@@ -172,18 +172,18 @@ def test_non_str_token_raises_type_error_naming_it(bad, lowercase):
     distinct token); the error is the same as the per-token check's."""
     docs = [["a", "b", "a", "b"], ["b", "a", bad, "a"]]
     with pytest.raises(TypeError, match=f"Document 1 holds a token of type {type(bad).__name__}"):
-        Collocations(min_count=1, lowercase=lowercase).fit(docs)
+        Collocations(min_count=1, lowercase=lowercase, input="tokens").fit(docs)
 
 
 def test_str_subclass_tokens_are_accepted():
     docs = [[np.str_("a"), "b", "a", "b"]]
-    scores = Collocations("count", min_count=1, lowercase=False).fit(docs).scores_
+    scores = Collocations("count", min_count=1, lowercase=False, input="tokens").fit(docs).scores_
     assert scores[0] == (("a", "b"), 2.0)
 
 
 def test_empty_corpus_raises():
     with pytest.raises(ValueError, match="no documents|empty"):
-        Collocations().fit([])
+        Collocations(input="tokens").fit([])
 
 
 @pytest.mark.parametrize("one_key", [True, False])
@@ -233,7 +233,7 @@ def test_ranking_edge_cases_follow_pythons_sort(special):
 def test_transform_returns_new_lists_even_without_phrases():
     """fit reads the caller's lists in place; transform's output never aliases them."""
     docs = [["a", "b", "c"], ["b", "c", "d"]]
-    out = Collocations(min_count=5, lowercase=False).fit(docs).transform(docs)
+    out = Collocations(min_count=5, lowercase=False, input="tokens").fit(docs).transform(docs)
     assert out == docs
     assert all(new is not old for new, old in zip(out, docs))
 
@@ -242,7 +242,7 @@ def test_transform_returns_new_lists_even_without_phrases():
 def test_one_shot_iterators_are_read_once(method):
     """A generator gives what the same list gives, and is consumed exactly once."""
     docs = [["new", "york", "is", "big"], ["new", "york", "city"]] * 2
-    fitted = Collocations("count", min_count=2).fit(docs)
+    fitted = Collocations("count", min_count=2, input="tokens").fit(docs)
     consumed = []
 
     def generator():
@@ -250,7 +250,7 @@ def test_one_shot_iterators_are_read_once(method):
             consumed.append(doc)
             yield doc
 
-    coll = Collocations("count", min_count=2)
+    coll = Collocations("count", min_count=2, input="tokens")
     if method == "fit":
         assert coll.fit(generator()).scores_ == fitted.scores_
     elif method == "transform":
@@ -264,26 +264,26 @@ def test_one_shot_iterators_are_read_once(method):
 def test_fit_transform_of_an_iterator_joins_its_phrases():
     """The reported case: fit_transform used to fit on the iterator, then transform the
     exhausted iterator into [[]]."""
-    out = Collocations(min_count=1).fit_transform(iter([["new", "york"]] * 2))
+    out = Collocations(min_count=1, input="tokens").fit_transform(iter([["new", "york"]] * 2))
     assert out == [["new_york"], ["new_york"]]
 
 
 def test_fit_transform_returns_new_lists():
     docs = [["a", "b", "c"], ["b", "c", "d"]]
-    out = Collocations(min_count=5, lowercase=False).fit_transform(docs)
+    out = Collocations(min_count=5, lowercase=False, input="tokens").fit_transform(docs)
     assert out == docs and all(new is not old for new, old in zip(out, docs))
 
 
 @pytest.mark.parametrize("order", [2, 3])
 def test_empty_corpus_gives_zero_rows(order):
-    coll = Collocations("count", min_count=1, order=order).fit([["a", "b", "c"]] * 2)
+    coll = Collocations("count", min_count=1, order=order, input="tokens").fit([["a", "b", "c"]] * 2)
     assert coll.transform([]) == []
     assert coll.transform(iter([])) == []
     assert coll.transform([[]]) == [[]]
     with pytest.raises(ValueError, match="no documents|empty"):
-        Collocations().fit_transform([])
+        Collocations(input="tokens").fit_transform([])
     with pytest.raises(ValueError, match="no documents|empty"):
-        Collocations().fit(iter([]))
+        Collocations(input="tokens").fit(iter([]))
 
 
 def test_dominant_word_gives_finite_scores_or_a_clear_error():
@@ -291,22 +291,22 @@ def test_dominant_word_gives_finite_scores_or_a_clear_error():
     cell); they raise, naming the pair, and the measures of counts stay finite."""
     for measure in ("llr", "chi_sq", "phi_sq", "fisher"):
         with pytest.raises(ValueError, match=r"undefined for \('ha', 'ha'\)"):
-            Collocations(measure, min_count=1).fit([["ha"] * 4])
+            Collocations(measure, min_count=1, input="tokens").fit([["ha"] * 4])
     with pytest.raises(ValueError, match=r"undefined for \('ha', 'ha', 'ha'\)"):
-        Collocations("llr", order=3, min_count=1).fit([["ha"] * 4])
+        Collocations("llr", order=3, min_count=1, input="tokens").fit([["ha"] * 4])
     for measure in ("pmi", "npmi", "t", "dice", "raw_freq", "mi_like", "poisson_stirling",
                     "jaccard", "count"):
-        (pair, score), = Collocations(measure, min_count=1).fit([["ha"] * 4]).scores_
+        (pair, score), = Collocations(measure, min_count=1, input="tokens").fit([["ha"] * 4]).scores_
         assert pair == ("ha", "ha") and np.isfinite(score)
 
 
 def test_trigrams_are_joined_greedily_left_to_right():
     docs = [["new", "york", "city", "hall"], ["i", "love", "new", "york", "city"]] * 2
-    coll = Collocations("count", order=3, min_count=2, threshold=3.5).fit(docs)
+    coll = Collocations("count", order=3, min_count=2, threshold=3.5, input="tokens").fit(docs)
     assert dict(coll.scores_)[("new", "york", "city")] == pytest.approx(4.0)
     assert coll.transform([["new", "york", "city", "new", "york", "city", "hall"]]) == [
         ["new_york_city", "new_york_city", "hall"]]
-    every = Collocations("count", order=3, min_count=1).fit([["a"] * 7])
+    every = Collocations("count", order=3, min_count=1, input="tokens").fit([["a"] * 7])
     assert every.transform([["a"] * 7, ["a", "a"], ["a"] * 3]) == [
         ["a_a_a", "a_a_a", "a"], ["a", "a"], ["a_a_a"]]
 
@@ -317,7 +317,7 @@ def test_trigrams_are_joined_greedily_left_to_right():
 def test_property_ngram_counts_and_greedy_join(docs, order):
     if not any(len(doc) >= order for doc in docs):
         return
-    coll = Collocations("count", order=order, min_count=1).fit(docs)
+    coll = Collocations("count", order=order, min_count=1, input="tokens").fit(docs)
     expected = {}
     for doc in docs:
         for gram in zip(*(doc[k:] for k in range(order))):
@@ -340,7 +340,7 @@ def test_property_ngram_counts_and_greedy_join(docs, order):
 
 def test_window_counts_pairs_within_the_window_inside_documents():
     docs = [["a", "b", "c"], ["d", "e"]]
-    coll = Collocations("count", min_count=1, window_size=3).fit(docs)
+    coll = Collocations("count", min_count=1, window_size=3, input="tokens").fit(docs)
     assert dict(coll.scores_) == pytest.approx(
         {("a", "b"): 1, ("a", "c"): 1, ("b", "c"): 1, ("d", "e"): 1})
     assert coll.transform([["a", "c", "b"]]) == [["a_c", "b"]]
@@ -348,16 +348,16 @@ def test_window_counts_pairs_within_the_window_inside_documents():
 
 def test_word_filter_drops_candidates_not_tokens():
     docs = [["the", "new", "york", "times"], ["new", "york", "of", "the", "times"]] * 2
-    kept = Collocations("pmi", min_count=2, word_filter=["the", "of"]).fit(docs)
-    full = dict(Collocations("pmi", min_count=2).fit(docs).scores_)
+    kept = Collocations("pmi", min_count=2, word_filter=["the", "of"], input="tokens").fit(docs)
+    full = dict(Collocations("pmi", min_count=2, input="tokens").fit(docs).scores_)
     assert {pair for pair, _ in kept.scores_} == {("new", "york"), ("york", "times")}
     assert dict(kept.scores_)[("new", "york")] == pytest.approx(full[("new", "york")],
                                                                rel=1e-15)
-    english = Collocations("pmi", min_count=2, word_filter="english").fit(docs)
+    english = Collocations("pmi", min_count=2, word_filter="english", input="tokens").fit(docs)
     assert {pair for pair, _ in english.scores_} == {("new", "york"), ("york", "times")}
     # later merging passes filter on the original tokens of a phrase
     merged = Collocations("count", min_count=2, max_len=3, word_filter=lambda w: w == "of",
-                          ngram_filter=lambda *words: words == ("the", "new")).fit(docs)
+                          ngram_filter=lambda *words: words == ("the", "new"), input="tokens").fit(docs)
     phrases = {phrase for phrase, _ in merged.scores_}
     assert ("new", "york", "times") in phrases
     assert ("the", "new") not in phrases and ("the", "new", "york") in phrases
@@ -367,8 +367,8 @@ def test_word_filter_drops_candidates_not_tokens():
 @pytest.mark.parametrize("alias,name", [("llr", "likelihood_ratio"), ("t", "student_t")])
 def test_aliases_score_as_their_measure(alias, name):
     docs = [["new", "york", "is", "big"], ["i", "love", "new", "york"]] * 3
-    assert (Collocations(alias, min_count=2).fit(docs).scores_
-            == Collocations(name, min_count=2).fit(docs).scores_)
+    assert (Collocations(alias, min_count=2, input="tokens").fit(docs).scores_
+            == Collocations(name, min_count=2, input="tokens").fit(docs).scores_)
 
 
 def test_cli_offers_every_measure():

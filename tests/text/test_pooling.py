@@ -80,7 +80,7 @@ def test_matches_naive_per_document(kernel, bandwidth, query):
     emb, docs = _random_embeddings(), _random_docs()
     q = np.linspace(-1, 1, 5) if query == "fixed" else query
     pool = KernelAttentionPooling(emb, kernel=kernel, bandwidth=bandwidth, query=q,
-                                  working_memory=0.0005)  # several chunks
+                                  working_memory=0.0005, input="tokens")  # several chunks
     got = pool.fit(docs).transform(docs)
     idf = None
     if query == "idf":
@@ -99,7 +99,7 @@ def test_document_vector_is_nadaraya_watson_prediction():
     from nlpfeat.kernels import NadarayaWatsonRegressor
 
     emb, docs = _random_embeddings(3), _random_docs(3, n_docs=6)
-    pool = KernelAttentionPooling(emb, bandwidth=0.8, query=np.full(5, 0.3)).fit(docs)
+    pool = KernelAttentionPooling(emb, bandwidth=0.8, query=np.full(5, 0.3), input="tokens").fit(docs)
     for doc, vec in zip(docs, pool.transform(docs)):
         V = np.array([emb[t] for t in doc if t in emb])
         if len(V):
@@ -109,7 +109,7 @@ def test_document_vector_is_nadaraya_watson_prediction():
 
 def test_huge_bandwidth_gives_plain_mean():
     emb, docs = _random_embeddings(), _random_docs(1)
-    got = KernelAttentionPooling(emb, bandwidth=1e8).fit(docs).transform(docs)
+    got = KernelAttentionPooling(emb, bandwidth=1e8, input="tokens").fit(docs).transform(docs)
     for doc, vec in zip(docs, got):
         V = np.array([emb[t] for t in doc if t in emb])
         np.testing.assert_allclose(vec, V.mean(axis=0) if len(V) else 0.0, atol=1e-12)
@@ -120,7 +120,7 @@ def test_huge_bandwidth_gives_plain_mean():
 def test_tiny_bandwidth_picks_token_nearest_the_query(bandwidth, kernel):
     emb, docs = _random_embeddings(2), _random_docs(2)
     q = np.full(5, 0.2)
-    pool = KernelAttentionPooling(emb, bandwidth=bandwidth, kernel=kernel, query=q).fit(docs)
+    pool = KernelAttentionPooling(emb, bandwidth=bandwidth, kernel=kernel, query=q, input="tokens").fit(docs)
     got = pool.transform(docs)
     assert np.isfinite(got).all()
     for doc, vec in zip(docs, got):
@@ -134,7 +134,7 @@ def test_tiny_bandwidth_picks_token_nearest_the_query(bandwidth, kernel):
 def test_weights_sum_to_one_and_output_in_convex_hull(seed, kernel):
     emb, docs = _random_embeddings(seed, d=3), _random_docs(seed)
     bandwidth = np.random.RandomState(seed).uniform(0.05, 3.0, size=3)  # one per dimension
-    pool = KernelAttentionPooling(emb, kernel=kernel, bandwidth=bandwidth).fit(docs)
+    pool = KernelAttentionPooling(emb, kernel=kernel, bandwidth=bandwidth, input="tokens").fit(docs)
     weights, tokens = pool.attention_weights(docs, return_tokens=True)
     for w, doc, vec in zip(weights, tokens, pool.transform(docs)):
         assert w.shape == (len(doc),) and (w >= 0).all()
@@ -174,7 +174,7 @@ def test_dict_keyedvectors_and_estimator_agree():
     emb, docs = _random_embeddings(4), _random_docs(4)
     kv = KeyedVectors(vector_size=5, dtype=np.float64)
     kv.add_vectors(list(emb), np.array(list(emb.values())))
-    outputs = [KernelAttentionPooling(source, bandwidth=0.7, query="idf").fit(docs).transform(docs)
+    outputs = [KernelAttentionPooling(source, bandwidth=0.7, query="idf", input="tokens").fit(docs).transform(docs)
                for source in (emb, kv, _FittedEmbedding(emb))]
     np.testing.assert_allclose(outputs[1], outputs[0], rtol=1e-12)
     np.testing.assert_allclose(outputs[2], outputs[0], rtol=1e-12)
@@ -184,12 +184,12 @@ def test_gensim_model_uses_its_wv_and_user_kernel_callable():
     Word2Vec = pytest.importorskip("gensim.models").Word2Vec
     docs = _random_docs(7)
     model = Word2Vec(docs, vector_size=6, min_count=1, workers=1, seed=0, epochs=1)
-    a = KernelAttentionPooling(model, bandwidth=0.05).fit(docs).transform(docs)
-    b = KernelAttentionPooling(model.wv, bandwidth=0.05).fit(docs).transform(docs)
+    a = KernelAttentionPooling(model, bandwidth=0.05, input="tokens").fit(docs).transform(docs)
+    b = KernelAttentionPooling(model.wv, bandwidth=0.05, input="tokens").fit(docs).transform(docs)
     np.testing.assert_array_equal(a, b)
     # A user kernel k(u) = exp(-u) is the registry's Laplacian up to a constant factor.
-    c = KernelAttentionPooling(model.wv, kernel=lambda u: np.exp(-u), bandwidth=0.05)
-    d = KernelAttentionPooling(model.wv, kernel="laplacian", bandwidth=0.05)
+    c = KernelAttentionPooling(model.wv, kernel=lambda u: np.exp(-u), bandwidth=0.05, input="tokens")
+    d = KernelAttentionPooling(model.wv, kernel="laplacian", bandwidth=0.05, input="tokens")
     np.testing.assert_allclose(c.fit(docs).transform(docs), d.fit(docs).transform(docs),
                                rtol=1e-12)
 
@@ -227,7 +227,7 @@ def test_grid_search_over_an_unfitted_pmi_embedding():
 def test_property_finite_convex_combination(seed, log_h, kernel, query):
     emb, docs = _random_embeddings(seed % 1000, d=4), _random_docs(seed % 997, n_docs=6)
     q = np.random.RandomState(seed % 991).normal(size=4) if query == "fixed" else query
-    pool = KernelAttentionPooling(emb, kernel=kernel, bandwidth=10.0**log_h, query=q)
+    pool = KernelAttentionPooling(emb, kernel=kernel, bandwidth=10.0**log_h, query=q, input="tokens")
     X = pool.fit(docs).transform(docs)
     assert np.isfinite(X).all()
     for w, doc, vec in zip(pool.attention_weights(docs), docs, X):
@@ -239,9 +239,9 @@ def test_property_finite_convex_combination(seed, log_h, kernel, query):
 
 def test_fit_transform_equals_fit_then_transform_and_working_memory_invariance():
     emb, docs = _random_embeddings(5), _random_docs(5, n_docs=40)
-    a = KernelAttentionPooling(emb, query="idf").fit_transform(docs)
-    b = KernelAttentionPooling(emb, query="idf").fit(docs).transform(docs)
-    c = KernelAttentionPooling(emb, query="idf", working_memory=1e-5).fit(docs).transform(docs)
+    a = KernelAttentionPooling(emb, query="idf", input="tokens").fit_transform(docs)
+    b = KernelAttentionPooling(emb, query="idf", input="tokens").fit(docs).transform(docs)
+    c = KernelAttentionPooling(emb, query="idf", working_memory=1e-5, input="tokens").fit(docs).transform(docs)
     np.testing.assert_allclose(a, b, rtol=1e-14)
     np.testing.assert_allclose(c, b, rtol=1e-12)
 
@@ -250,7 +250,7 @@ def test_string_input_uses_the_shared_text_options():
     emb = {"good": [1.0, 0.0], "film": [0.0, 1.0], "bad": [-1.0, 0.0]}
     pool = KernelAttentionPooling(emb, input="content", bandwidth=2.0, stop_words="english")
     X = pool.fit_transform(["A GOOD film", "the BAD film!"])
-    tokens_pool = KernelAttentionPooling(emb, bandwidth=2.0)
+    tokens_pool = KernelAttentionPooling(emb, bandwidth=2.0, input="tokens")
     np.testing.assert_allclose(X, tokens_pool.fit_transform([["good", "film"], ["bad", "film"]]))
     w, toks = pool.attention_weights(["The good, the bad"], return_tokens=True)
     assert toks == [["good", "bad"]]
@@ -259,7 +259,7 @@ def test_string_input_uses_the_shared_text_options():
 
 def test_empty_documents_get_zero_vectors_and_one_warning():
     emb = _random_embeddings()
-    pool = KernelAttentionPooling(emb, bandwidth=1.0).fit([["w1", "w2"]])
+    pool = KernelAttentionPooling(emb, bandwidth=1.0, input="tokens").fit([["w1", "w2"]])
     with pytest.warns(UserWarning, match="2 of 3 document") as record:
         X = pool.transform([["oov"], [], ["w1"]])
     assert len(record) == 1
@@ -269,7 +269,7 @@ def test_empty_documents_get_zero_vectors_and_one_warning():
 
 def test_clone_pickle_and_feature_names():
     emb, docs = _random_embeddings(), _random_docs()
-    pool = KernelAttentionPooling(emb, query="idf", bandwidth="silverman").fit(docs)
+    pool = KernelAttentionPooling(emb, query="idf", bandwidth="silverman", input="tokens").fit(docs)
     assert np.shape(pool.bandwidth_) == (5,) and np.all(pool.bandwidth_ > 0)
     again = pickle.loads(pickle.dumps(pool))
     np.testing.assert_array_equal(again.transform(docs), pool.transform(docs))
@@ -325,7 +325,7 @@ def test_pipeline_grid_search_over_bandwidth_on_polarity(polarity_keyed_vectors)
     ({"query": [np.nan] * 5}, ValueError, "query contains 5 NaN"),
 ])
 def test_bad_parameters(params, error, match):
-    pool = KernelAttentionPooling(_random_embeddings(), **params)
+    pool = KernelAttentionPooling(_random_embeddings(), input="tokens", **params)
     with pytest.raises(error, match=match):
         pool.fit(_random_docs())
 
@@ -338,11 +338,11 @@ def test_bad_parameters(params, error, match):
 ])
 def test_bad_embeddings(embeddings, error, match):
     with pytest.raises(error, match=match):
-        KernelAttentionPooling(embeddings).fit([["a", "b"]])
+        KernelAttentionPooling(embeddings, input="tokens").fit([["a", "b"]])
 
 
 def test_bad_documents_and_not_fitted():
-    pool = KernelAttentionPooling(_random_embeddings())
+    pool = KernelAttentionPooling(_random_embeddings(), input="tokens")
     with pytest.raises(NotFittedError):
         pool.transform([["w1"]])
     with pytest.raises(ValueError, match="Empty corpus"):
@@ -359,7 +359,7 @@ def test_bad_documents_and_not_fitted():
 def test_median_bandwidth_is_the_median_token_query_distance(query):
     emb, docs = _random_embeddings(6), _random_docs(6)
     q = np.full(5, -0.5) if query == "fixed" else query
-    pool = KernelAttentionPooling(emb, query=q, working_memory=0.001).fit(docs)
+    pool = KernelAttentionPooling(emb, query=q, working_memory=0.001, input="tokens").fit(docs)
     idf = dict(zip(emb, pool.idf_)) if query == "idf" else None
     dist = []
     for doc in docs:
@@ -384,8 +384,8 @@ def test_a_document_longer_than_the_budget_is_read_in_spans(query, bandwidth, ke
     q = rng.normal(size=6) if query == "fixed" else query
     h = np.linspace(0.5, 2.0, 6) if bandwidth == "per-dimension" else bandwidth
     params = dict(query=q, kernel=kernel, bandwidth=h)
-    whole = KernelAttentionPooling(emb, **params).fit(docs)
-    spans = KernelAttentionPooling(emb, working_memory=0.005, **params).fit(docs)  # 80 tokens
+    whole = KernelAttentionPooling(emb, input="tokens", **params).fit(docs)
+    spans = KernelAttentionPooling(emb, working_memory=0.005, input="tokens", **params).fit(docs)  # 80 tokens
     if bandwidth == "median":
         assert spans.bandwidth_ == pytest.approx(whole.bandwidth_, rel=1e-12)
     np.testing.assert_allclose(spans.transform(docs), whole.transform(docs), rtol=1e-9,
@@ -403,7 +403,7 @@ def test_long_document_memory_stays_within_the_budget():
     rng = np.random.RandomState(0)
     emb = {t: rng.normal(size=50) for t in VOCAB}
     doc = list(rng.choice(VOCAB, size=40_000))
-    pool = KernelAttentionPooling(emb, bandwidth=1.0, working_memory=1).fit([doc[:50]])
+    pool = KernelAttentionPooling(emb, bandwidth=1.0, working_memory=1, input="tokens").fit([doc[:50]])
     tracemalloc.start()
     try:
         pool.transform([doc])

@@ -186,7 +186,7 @@ def _token_estimators():
     emb = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "sat": [1.0, 1.0]}
     return [
         BagOfWords(input="tokens", lowercase=False),
-        Collocations("pmi", min_count=1, max_len=3, lowercase=False),
+        Collocations("pmi", min_count=1, max_len=3, lowercase=False, input="tokens"),
         PMIEmbedding(2, window=2, min_count=1, input="tokens", lowercase=False,
                      random_state=0),
         KernelAttentionPooling(emb, input="tokens", lowercase=False),
@@ -222,15 +222,15 @@ def _every_text_estimator():
         (BagOfWords(), _TEXTS),
         (PositionalBagOfWords(), _TEXTS),
         (TfidfVectorizer(), _TEXTS),
-        (Collocations("pmi", min_count=1), _TOKENS),
+        (Collocations("pmi", min_count=1, input="tokens"), _TOKENS),
         (PMIEmbedding(2, window=2, min_count=1, random_state=0), _TEXTS),
         (PMIEmbedding(2, window=2, min_count=1, random_state=0, pooling="attention"), _TEXTS),
         (TopicModel(2, max_iter=2, random_state=0), _TOKENS),
         (TopicModel(2, backend="sklearn", max_iter=2, random_state=0), _TOKENS),
         (LocallyWeightedBagOfWords(n_positions=2), _TEXTS),
-        (KernelAttentionPooling(_EMB), _TOKENS),
+        (KernelAttentionPooling(_EMB, input="tokens"), _TOKENS),
         (KernelAttentionPooling(PMIEmbedding(2, window=2, min_count=1, input="tokens",
-                                             random_state=0)), _TOKENS),
+                                             random_state=0), input="tokens"), _TOKENS),
     ]
 
 
