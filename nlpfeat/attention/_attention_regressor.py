@@ -3,7 +3,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
-from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -73,7 +73,10 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         always attends over the full training set, in chunks of ``working_memory``.
     working_memory : float, default=None
         MiB per chunk of the query-by-memory score matrix at prediction; None means
-        nlpfeat's default.
+        scikit-learn's ``working_memory`` configuration when set, else nlpfeat's 4 MiB.
+    n_jobs : int, default=None
+        Threads over query chunks for ``predict`` and ``attention_weights``; results do
+        not depend on it. None means 1, -1 all cores.
     random_state : int, RandomState instance or None, default=None
         Seeds the initial parameters, the shuffling and the memory subsets.
     verbose : int, default=0
@@ -142,14 +145,15 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         "value_head": ["boolean"],
         "max_memory": [Interval(Integral, 1, None, closed="left")],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Integral, None],
         **TRAINING_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(self, score_func="gaussian", *, n_heads=1, d_k=None, value_head=True,
                  learning_rate=1e-2, batch_size=32, max_iter=200, warmup_fraction=0.0,
                  early_stopping="auto", validation_fraction=0.1, n_iter_no_change=10,
-                 tol=1e-4, max_memory=256, working_memory=None, random_state=None,
-                 verbose=0, dtype=np.float64):
+                 tol=1e-4, max_memory=256, working_memory=None, n_jobs=None,
+                 random_state=None, verbose=0, dtype=np.float64):
         self.score_func = score_func
         self.n_heads = n_heads
         self.d_k = d_k
@@ -164,6 +168,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.max_memory = max_memory
         self.working_memory = working_memory
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
         self.dtype = dtype
@@ -232,8 +237,11 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         """
         Xq, model = self._queries(X), self._model()
         out = np.empty((len(Xq), self.memory_y_.shape[1]), dtype=self.dtype)
-        for rows in gen_row_chunks(len(Xq), self._row_bytes(), self.working_memory):
+
+        def fill(rows):
             out[rows] = model.forward(Xq[rows], self.memory_X_, self.memory_y_)[0]
+
+        self._map_query_chunks(len(Xq), fill)
         out = out * self.y_scale_ + self.y_mean_
         return out.ravel() if self._y_1d else out
 
@@ -257,12 +265,21 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         Xq = self._queries(X)
         shape = (self.n_heads, len(Xq), len(self.memory_X_))
         out = np.empty(shape if per_head else shape[1:], dtype=self.dtype)
-        for rows in gen_row_chunks(len(Xq), self._row_bytes(), self.working_memory):
+
+        def fill(rows):
             S, _ = _scores(self.params_, self.score_func, Xq[rows], self.memory_X_)
             W = masked_softmax(S, None)
             if per_head:
                 out[:, rows] = W
             else:
                 out[rows] = W.mean(axis=0)
+
+        self._map_query_chunks(len(Xq), fill)
         return out
+
+    def _map_query_chunks(self, n_queries, fill):
+        """Run ``fill(rows)`` over query chunks of ``working_memory``, in ``n_jobs`` threads
+        (each chunk writes its own rows: the same numbers for any ``n_jobs``)."""
+        chunks = gen_row_chunks(n_queries, self._row_bytes(), self.working_memory)
+        map_chunks(fill, chunks, n_jobs=self.n_jobs)
 

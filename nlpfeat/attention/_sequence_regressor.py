@@ -1,10 +1,13 @@
 """SequenceAttentionRegressor: a small transformer encoder as a scikit-learn regressor."""
+import copy
+
 import numpy as np
 import scipy.sparse as sp
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
-from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -106,6 +109,12 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
         Clip the global gradient norm before each step.
     early_stopping, validation_fraction, n_iter_no_change, tol
         As :class:`AttentionRegressor`.
+    working_memory : float, default=None
+        MiB that the activations of one chunk of samples may take at prediction (None:
+        scikit-learn's ``working_memory`` configuration when set, else nlpfeat's 4 MiB).
+    n_jobs : int, default=None
+        Threads for prediction and ``attention_weights`` (chunks of samples, each thread
+        on its own copy of the network); results do not depend on it. None means 1.
     random_state : int, RandomState instance or None, default=None
     verbose : int, default=0
         Show a tqdm progress bar with the loss.
@@ -156,6 +165,8 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
         "norm_first": ["boolean"],
         "init": [StrOptions(set(INIT_SCHEMES))],
         "max_grad_norm": [Interval(Real, 0, None, closed="neither"), None],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Integral, None],
         **TRAINING_PARAMETER_CONSTRAINTS,
     }
 
@@ -164,8 +175,8 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
                  causal=False, positional="sinusoidal", norm_first=True, init="default",
                  learning_rate=1e-3, batch_size=32, max_iter=100, warmup_fraction=0.1,
                  max_grad_norm=None, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=10, tol=1e-4, random_state=None, verbose=0,
-                 dtype=np.float64):
+                 n_iter_no_change=10, tol=1e-4, working_memory=None, n_jobs=None,
+                 random_state=None, verbose=0, dtype=np.float64):
         self.seq_len = seq_len
         self.output = output
         self.n_layers = n_layers
@@ -188,6 +199,8 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
+        self.working_memory = working_memory
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
         self.dtype = dtype
@@ -288,7 +301,30 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
     def _chunks(self, n):
         row = self.seq_len_ * (4 * self.d_model + self.dim_feedforward + 2 * self.n_heads *
                                self.seq_len_) * np.dtype(self.dtype).itemsize
-        return gen_row_chunks(n, row)
+        return gen_row_chunks(n, row, self.working_memory)
+
+    def _forward_chunks(self, X3, read):
+        """``[read(network) after network.forward(X3[rows]) for each chunk]``, in order.
+
+        With ``n_jobs`` > 1 the chunks run in threads, each thread on its own copy of the
+        trained network (a forward pass keeps per-layer state), so the results are those
+        of one thread, bit for bit.
+        """
+        chunks = list(self._chunks(len(X3)))
+        workers = min(effective_n_jobs(self.n_jobs), len(chunks))
+        if workers <= 1:
+            return [read(self.network_, self.network_.forward(X3[rows])) for rows in chunks]
+        networks = [copy.deepcopy(self.network_) for _ in range(workers)]
+
+        def run(worker):
+            net = networks[worker]
+            return [read(net, net.forward(X3[rows])) for rows in chunks[worker::workers]]
+
+        per_worker = map_chunks(run, range(workers), n_jobs=workers)
+        out = [None] * len(chunks)
+        for worker, results in enumerate(per_worker):
+            out[worker::workers] = results
+        return out
 
     def predict(self, X):
         """Predict with the trained encoder (dropout off).
@@ -303,8 +339,8 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
             ``output="sequence"``, (n_samples, L * n_outputs)
         """
         X3 = self._tokens(X)
-        out = np.concatenate([self.network_.forward(X3[rows]) for rows in
-                              self._chunks(len(X3))]) * self.y_scale_ + self.y_mean_
+        parts = self._forward_chunks(X3, lambda network, pred: pred)
+        out = np.concatenate(parts) * self.y_scale_ + self.y_mean_
         if self.output == "sequence":
             return out.reshape(len(out), -1)
         return out.ravel() if self._y_1d else out
@@ -337,10 +373,7 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"layer must be 'all' or an int in [-{n_layers}, {n_layers}); "
                              f"got {layer!r}.")
         X3 = self._tokens(X)
-        parts = []
-        for rows in self._chunks(len(X3)):
-            self.network_.forward(X3[rows])
-            parts.append(self.network_.attention_weights())
+        parts = self._forward_chunks(X3, lambda network, _: network.attention_weights())
         # (n_layers, n_samples, n_heads, L, L) -> (n_samples, n_layers, n_heads, L, L)
         W = np.concatenate(parts, axis=1).swapaxes(0, 1)
         if layer != "all":

@@ -403,3 +403,22 @@ def test_attention_regressor_shape_and_parameter_errors(toy):
     with pytest.raises(ValueError, match="expecting 1 features"):
         reg.predict(np.ones((2, 3)))
     assert "score" not in reg.get_params()          # the score() method stays reachable
+
+
+def test_attention_estimators_take_working_memory_and_n_jobs(toy):
+    X, y = toy
+    # n_jobs: the same chunks in threads, bit for bit; working_memory: other chunk sizes,
+    # so BLAS may round differently (documented), equal to rounding.
+    reg = AttentionRegressor(max_iter=3, working_memory=1e-3, random_state=0).fit(X, y)
+    par = clone(reg).set_params(n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(par.predict(X), reg.predict(X))
+    np.testing.assert_array_equal(par.attention_weights(X[:9]), reg.attention_weights(X[:9]))
+    whole = clone(reg).set_params(working_memory=None).fit(X, y)
+    np.testing.assert_allclose(whole.predict(X), reg.predict(X), rtol=1e-12)
+    Xs, ys = seq_data(n=20)
+    seq = SequenceAttentionRegressor(working_memory=1e-4, **SMALL_SEQ).fit(Xs, ys)
+    par = clone(seq).set_params(n_jobs=2).fit(Xs, ys)
+    np.testing.assert_array_equal(par.predict(Xs), seq.predict(Xs))
+    np.testing.assert_array_equal(par.attention_weights(Xs), seq.attention_weights(Xs))
+    whole = clone(seq).set_params(working_memory=None).fit(Xs, ys)
+    np.testing.assert_allclose(whole.predict(Xs), seq.predict(Xs), rtol=1e-10)
