@@ -11,7 +11,8 @@ variables, ``metric="product"``) is compared with statsmodels' own output:
 - the least-squares cross-validation criterion ``cv_ls`` (``KernelReg.cv_loo``) against
   ``loo_scores_``, and the bandwidth that minimises it: statsmodels' ``cv_ls`` bandwidth
   against ``bandwidth="loo-ard"`` (local constant; a continuous search, like statsmodels')
-  and, for local linear, statsmodels' optimum must be a local minimum of our criterion;
+  and, for local linear, ``loo-ard`` too, and statsmodels' optimum must be a local
+  minimum of our criterion;
 - R^2 as ``KernelReg.r_squared`` defines it, from our fitted means.
 
 Mixed data (``var_type`` with "o" ordered and "u" unordered codes: Wang-van Ryzin and
@@ -138,6 +139,17 @@ def test_cv_ls_bandwidth_local_constant(base_data):
     assert _cv_loo(model, ours.bandwidth_, "lc") <= _cv_loo(model, model.bw, "lc") * (1 + 1e-6)
     np.testing.assert_allclose(ours.predict(X[:5]),
                                [31.49157, 37.29536, 43.72332, 40.58997, 36.80711], atol=2e-2)
+
+
+def test_cv_ls_bandwidth_local_linear_loo_ard(base_data):
+    """loo-ard for local linear fits (analytic gradient through the local fits)."""
+    X, y = base_data
+    model = _statsmodels(y, X, "ll", "cv_ls")
+    ours = NadarayaWatsonRegressor(bandwidth="loo-ard", metric="product", reg_type="ll")
+    ours.fit(X, y)
+    np.testing.assert_allclose(ours.bandwidth_, model.bw, rtol=2e-2)
+    np.testing.assert_allclose(ours.bandwidth_, [1.717891, 2.449415], rtol=1e-3)  # R's np
+    assert _cv_loo(model, ours.bandwidth_, "ll") <= _cv_loo(model, model.bw, "ll") * (1 + 1e-6)
 
 
 def test_cv_ls_bandwidth_local_linear_is_a_minimum_of_our_criterion(base_data):
