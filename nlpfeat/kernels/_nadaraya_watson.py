@@ -249,7 +249,13 @@ def local_linear(W, Cq, C, Y):
         D -= m[:, None]
         WD = (W[:, :, None] * D).transpose(0, 2, 1)                      # (c, d, n)
         S, T = WD @ D, WD @ Y
-    b = np.linalg.pinv(S / sw[:, :, None]) @ (T / sw[:, :, None])         # (c, d, k)
+    S, T = S / sw[:, :, None], T / sw[:, :, None]
+    # pinv(S) = pinv(S / t) / t: scaled by its largest entry, a local design whose spread
+    # is tiny (a bandwidth far below the spacing of the data: S around 1e-300) inverts
+    # without overflow; pinv's cutoff is relative, so nothing else changes.
+    t = np.abs(S).max(axis=(1, 2), keepdims=True)
+    t = np.where(t > 0, t, 1.0)
+    b = np.linalg.pinv(S / t) @ (T / t)                                  # (c, d, k)
     return y_bar - np.einsum("qd,qdk->qk", m, b)
 
 
