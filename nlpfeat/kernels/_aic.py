@@ -72,6 +72,11 @@ def select_aic(make_index, X, Y, grid, to_theta, from_theta, bounds, *, working_
         return aic_hurvich(make_index(h), X, Y, working_memory)
 
     scores = np.array([crit(h) for h in grid])
+    if not np.isfinite(scores).any():
+        raise ValueError(
+            f"the corrected AIC is undefined at every starting bandwidth (its penalty needs "
+            f"tr(H) + 2 < n, with n = {Y.shape[0]} samples); use bandwidth='loo' or "
+            f"'loo-ard', or more data.")
     h_start = grid[int(np.argmin(scores))]
     theta0 = to_theta(h_start, h_start)
     d = theta0.size

@@ -143,6 +143,13 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     E. A. Nadaraya, "On estimating regression", Theory Probab. Appl. 9 (1964).
     G. S. Watson, "Smooth regression analysis", Sankhya A 26 (1964).
     Q. Li and J. S. Racine, *Nonparametric Econometrics*, Princeton (2007).
+    M.-C. Wang and J. van Ryzin, "A class of smooth estimators for discrete
+    distributions", Biometrika 68 (1981).
+    J. Aitchison and C. G. G. Aitken, "Multivariate binary discrimination by the kernel
+    method", Biometrika 63 (1976).
+    C. M. Hurvich, J. S. Simonoff and C.-L. Tsai, "Smoothing parameter selection in
+    nonparametric regression using an improved Akaike information criterion", J. R.
+    Stat. Soc. B 60 (1998).
 
     Examples
     --------
@@ -150,6 +157,13 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     >>> X, y = [[0.0], [1.0], [2.0], [3.0]], [0.0, 0.0, 1.0, 1.0]
     >>> NadarayaWatsonRegressor(bandwidth=0.5).fit(X, y).predict([[1.5]])
     array([0.5])
+
+    A continuous and an unordered feature; bandwidth 0 keeps to the query's category:
+
+    >>> X, y = [[0.0, 0], [1.0, 1], [2.0, 0], [3.0, 1]], [0.0, 1.0, 2.0, 3.0]
+    >>> reg = NadarayaWatsonRegressor(bandwidth=[1.0, 0.0], var_type="cu").fit(X, y)
+    >>> print(reg.attention_weights([[1.0, 1]]).round(3))
+    [[0.    0.881 0.    0.119]]
     """
 
     _parameter_constraints = {

@@ -213,3 +213,8 @@ def test_local_linear_loo_grid_with_tiny_grid_bandwidths_is_finite(data):
     reg = NadarayaWatsonRegressor(bandwidth="loo", reg_type="ll", metric="product")
     reg.fit(X[:, :2], y)
     assert np.all(np.isfinite(reg.loo_scores_))
+
+
+def test_aic_on_too_few_samples_raises():
+    with pytest.raises(ValueError, match="AIC is undefined.*n = 3 samples"):
+        NadarayaWatsonRegressor(bandwidth="aic").fit([[0.0], [1.0], [2.0]], [0.0, 1.0, 0.5])
