@@ -57,7 +57,10 @@ def select_aic(make_index, X, Y, grid, to_theta, from_theta, bounds, *, working_
     ``make_index(h)`` builds an index at bandwidth ``h``; ``to_theta(h, h_start)`` /
     ``from_theta(theta, h_start)`` map bandwidths to unbounded optimisation variables
     (log for continuous, logit for discrete bandwidths) within ``bounds``. Nelder-Mead
-    (as statsmodels' ``optimize.fmin``) needs no gradient.
+    (as statsmodels' ``optimize.fmin``) needs no gradient; it stops when the simplex
+    spans less than 1e-4 in those variables (relative 1e-4 for continuous bandwidths)
+    and the criterion less than 1e-10, or after ``max_iter`` (default 1000, as
+    statsmodels) evaluations.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def select_aic(make_index, X, Y, grid, to_theta, from_theta, bounds, *, working_
     simplex = np.clip(simplex, lo, hi)
     res = minimize(lambda t: crit(from_theta(t, h_start)), theta0, method="Nelder-Mead",
                    bounds=bounds,
-                   options={"initial_simplex": simplex, "xatol": 1e-6, "fatol": 1e-12,
-                            "maxiter": max_iter or 400 * d})
+                   options={"initial_simplex": simplex, "xatol": 1e-4, "fatol": 1e-10,
+                            "maxfev": max_iter or 1000})
     h = from_theta(res.x, h_start)
     return h, crit(h), scores
