@@ -231,7 +231,7 @@ class MixedScaled:
         code, h = self.var_type[f], self.h[f]
         if code == "c":
             u = np.abs(diff)
-            with np.errstate(invalid="ignore", over="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 G = -u * kern.dlog_k_du(u)
             return G
         if code == "o":
