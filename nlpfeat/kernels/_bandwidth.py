@@ -12,6 +12,7 @@ from scipy import sparse
 from scipy.optimize import minimize
 
 from nlpfeat._chunking import gen_row_chunks
+from nlpfeat.kernels._ll_grad import ll_loo_terms
 from nlpfeat.kernels._nadaraya_watson import NWIndex
 from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
 
@@ -155,14 +156,16 @@ def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
     return softmax_rows(L, near)[0]
 
 
-def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
-            max_iter=100):
+def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
+            working_memory=None, max_iter=100):
     """Per-feature bandwidths minimising the LOO loss by L-BFGS on ``log h``.
 
     The analytic gradient: with normalised weights ``w_ij``, predictions
     ``p_i = sum_j w_ij y_j`` and ``a_i = dLoss/dp_i``,
     ``dLoss/dl_ij = w_ij a_i . (y_j - p_i)`` for the log kernel ``l_ij``, and
     ``dl_ij/dlog h_f = -(dlog K/du) / u * (x_if - x_jf)^2 / h_f^2`` (radial kernels).
+    For ``reg_type="ll"`` the first factor comes from the local linear fit instead
+    (see :mod:`nlpfeat.kernels._ll_grad`).
 
     Returns
     -------
@@ -175,14 +178,14 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
     h0 = np.atleast_1d(h_start).astype(np.float64)
     res = minimize(_ard_objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
                    bounds=[(-12.0, 12.0)] * h0.size,
-                   args=(h0, X, Y, kern, metric, loss, working_memory),
+                   args=(h0, X, Y, kern, metric, loss, working_memory, reg_type),
                    options={"maxiter": max_iter})
     h = h0 * np.exp(res.x)
     h = np.maximum(h, np.finfo(np.float64).tiny)
     return (h if metric != "cosine" else h[0]), float(res.fun)
 
 
-def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory):
+def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory, reg_type="lc"):
     n, k = Y.shape
     h = h0 * np.exp(theta)
     pair = PairwiseScaled(X, h if h.size > 1 else h[0], metric)
@@ -191,16 +194,22 @@ def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory):
                          "spread of X; start from bandwidth='loo' or rescale X.")
     Z = pair.Z
     total, grad = 0.0, np.zeros_like(theta)
-    for rows in gen_row_chunks(n, 8 * n * 5, working_memory):
+    per_row = 8 * n * (5 + (3 * (Z.shape[1] + 1) if reg_type == "ll" else 0))
+    for rows in gen_row_chunks(n, per_row, working_memory):
         Zq = Z[rows]
         D2 = pair.sq_dist(Zq)
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
         W, empty = _ard_weights(pair, kern, Zq, D2)
-        P = W @ Y
-        chunk_loss, a = _loss_grad(P, Y[rows], loss)
+        if reg_type == "ll":  # local linear: sensitivities from the local fits
+            P, sensitivity = ll_loo_terms(W, Zq, Z, Y)
+            chunk_loss, a = _loss_grad(P, Y[rows], loss)
+            B = sensitivity(a)
+        else:
+            P = W @ Y
+            chunk_loss, a = _loss_grad(P, Y[rows], loss)
+            B = W * (a @ Y.T - (a * P).sum(axis=1, keepdims=True))
         total += chunk_loss
-        B = W * (a @ Y.T - (a * P).sum(axis=1, keepdims=True))
         B[empty] = 0.0
         grad += _ard_grad_chunk(pair, kern, Zq, D2, B)
     scale = n if loss == "log_loss" else n * k

@@ -9,6 +9,8 @@ from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
+from nlpfeat.kernels import _mixed
+from nlpfeat.kernels._aic import select_aic
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
 from nlpfeat.kernels._kernels import Kernel, get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
@@ -34,13 +36,14 @@ class NadarayaWatsonMixin:
     _parameter_constraints = {
         "kernel": [str, callable, Kernel],
         "bandwidth": [Interval(Real, 0, None, closed="neither"),
-                      StrOptions({"scott", "silverman", "loo", "loo-ard"}), "array-like"],
+                      StrOptions({"scott", "silverman", "loo", "loo-ard", "aic"}), "array-like"],
         "metric": [StrOptions({"euclidean", "product", "cosine"})],
         "bandwidth_grid": ["array-like", Interval(Integral, 2, None, closed="left"), None],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "algorithm": [StrOptions({"auto", "tree", "brute"})],
         "on_empty": [StrOptions({"nearest", "mean", "nan", "raise"})],
         "n_jobs": [Integral, None],
+        "var_type": [str, None],
     }
 
     def _blas_threads(self):
@@ -79,6 +82,13 @@ class NadarayaWatsonMixin:
     def _fit_index(self, X, Y, *, reg_type, loss):
         """Select the bandwidth and build the query index; sets the fitted attributes."""
         kern = get_kernel(self.kernel)
+        var_type = _mixed.check_var_type(self.var_type, X.shape[1])
+        self.aic_ = None
+        if isinstance(self.bandwidth, str) and self.bandwidth == "aic" and loss != "squared":
+            raise ValueError("bandwidth='aic' is a regression criterion (Hurvich's AIC_c); "
+                             "use bandwidth='loo' or 'loo-ard' for the classifier.")
+        if _mixed.is_mixed(var_type):  # discrete features: numpy path, see _mixed
+            return self._fit_mixed(X, Y, kern, var_type, reg_type, loss)
         self._check_combination(X, kern, reg_type)
         self.bandwidth_, self.loo_scores_, self.bandwidth_grid_ = self._select_bandwidth(
             X, Y, kern, reg_type, loss)
@@ -99,9 +109,16 @@ class NadarayaWatsonMixin:
         if n < 3:
             raise ValueError(f"bandwidth={bw!r} needs at least 3 samples; got n_samples = {n}. "
                              f"Pass a numeric bandwidth or 'scott' for tiny data sets.")
-        if bw == "loo-ard" and reg_type != "lc":
-            raise ValueError("bandwidth='loo-ard' supports reg_type='lc' only; use "
-                             "bandwidth='loo' with reg_type='ll'.")
+        if bw == "aic":
+            cont = "c" * np.size(h0)
+            with self._blas_threads():
+                h, self.aic_, _ = select_aic(
+                    lambda h: NWIndex(X, Y, kern, _squeeze(h), self.metric, reg_type), X, Y,
+                    default_grid(h0, 10),
+                    lambda h, h1: _mixed.to_theta(h, h1, cont),
+                    lambda t, h1: _mixed.from_theta(t, h1, cont), _mixed.theta_bounds(cont),
+                    working_memory=self.working_memory)
+            return _squeeze(h), None, None
         grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, 10)
         with self._blas_threads():
             losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
@@ -109,8 +126,70 @@ class NadarayaWatsonMixin:
             best = grid[int(np.argmin(losses))]
             if bw == "loo-ard":
                 best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,
-                                  working_memory=self.working_memory)
+                                  reg_type=reg_type, working_memory=self.working_memory)
         return _squeeze(best), losses, grid
+
+    def _fit_mixed(self, X, Y, kern, var_type, reg_type, loss):
+        """Bandwidth and index for features with discrete codes (numpy path)."""
+        if sparse.issparse(X) or self.metric == "cosine" or self.algorithm == "tree":
+            raise ValueError(
+                f"var_type={var_type!r} (discrete features) needs dense X, metric "
+                f"'euclidean' or 'product' (the product kernel is used) and algorithm "
+                f"'auto' or 'brute'; densify X with X.toarray() or mark every feature 'c'.")
+        _mixed.check_integer_codes(X, var_type, "X")
+        n, d = X.shape
+        bw, scores, grid = self.bandwidth, None, None
+        if not isinstance(bw, str):
+            h = _mixed.check_mixed_bandwidth(bw, var_type)
+        elif bw in ("scott", "silverman"):
+            raise ValueError(f"bandwidth={bw!r} is a rule for continuous features, but "
+                             f"var_type={var_type!r} has discrete ones; use 'loo-ard', "
+                             f"'loo', 'aic' (regressor) or one bandwidth per feature.")
+        else:
+            if n < 3:
+                raise ValueError(f"bandwidth={bw!r} needs at least 3 samples; got n_samples "
+                                 f"= {n}. Pass one bandwidth per feature for tiny data sets.")
+            cont = np.array([code == "c" for code in var_type])
+            h0 = np.ones(d)
+            if cont.any():
+                h0[cont] = rule_of_thumb(X[:, cont], "scott")
+            with self._blas_threads():
+                h, scores, grid = self._select_mixed(X, Y, kern, var_type, reg_type, loss, h0)
+        self.bandwidth_ = _squeeze(h)
+        self.loo_scores_, self.bandwidth_grid_ = scores, grid
+        self.algorithm_ = "brute"
+        self._index = _mixed.MixedIndex(X, Y, kern, h, var_type, reg_type)
+        self._y_mean = Y.mean(axis=0)
+        return self
+
+    def _select_mixed(self, X, Y, kern, var_type, reg_type, loss, h0):
+        bw, wm = self.bandwidth, self.working_memory
+        if bw == "aic":
+            h, self.aic_, _ = select_aic(
+                lambda h: _mixed.MixedIndex(X, Y, kern, h, var_type, reg_type), X, Y,
+                _mixed.mixed_start_grid(h0, var_type, 10),
+                lambda h, h1: _mixed.to_theta(h, h1, var_type),
+                lambda t, h1: _mixed.from_theta(t, h1, var_type),
+                _mixed.theta_bounds(var_type), working_memory=wm)
+            return h, None, None
+        grid = self.bandwidth_grid
+        if bw == "loo-ard" or grid is None or isinstance(grid, Integral):
+            size = 10 if bw == "loo-ard" else (30 if grid is None else int(grid))
+            grid = _mixed.mixed_start_grid(h0, var_type, size)
+        else:
+            grid = np.asarray(grid, dtype=np.float64)
+            if grid.ndim != 2 or grid.shape[1] != len(var_type) or grid.shape[0] < 1:
+                raise ValueError(f"with var_type={var_type!r}, bandwidth_grid must be an int or "
+                                 f"an array of shape (n_grid, {len(var_type)}); got shape "
+                                 f"{grid.shape}.")
+            grid = np.array([_mixed.check_mixed_bandwidth(h, var_type) for h in grid])
+        scores = _mixed.mixed_loo_grid(X, Y, kern, var_type, grid, reg_type=reg_type,
+                                       loss=loss, working_memory=wm)
+        h = grid[int(np.argmin(scores))]
+        if bw == "loo-ard":
+            h, _ = _mixed.mixed_loo_ard(X, Y, kern, var_type, h, reg_type=reg_type, loss=loss,
+                                        working_memory=wm)
+        return h, scores, grid
 
     def _grid(self, h0, d):
         grid = self.bandwidth_grid
@@ -134,6 +213,9 @@ class NadarayaWatsonMixin:
     def _query(self, X, *, weights=False):
         """Predictions (or weights) for validated X, with the ``on_empty`` policy applied."""
         check_is_fitted(self)
+        check = getattr(self._index, "check_query", None)
+        if check is not None:  # discrete features: integer codes, known categories
+            check(X)
         func = nw_weights if weights else nw_predict
         with self._blas_threads():       # chunk threads take one BLAS thread each
             out, empty = func(X, self._index, algorithm=self.algorithm_,

@@ -25,7 +25,10 @@ _HEAD_PARAMS = """kernel : str, Kernel or callable, default="gaussian"
         A positive float, one positive float per feature, ``"scott"``, ``"silverman"``
         (normal-reference rules), ``"loo"`` (leave-one-out over ``bandwidth_grid``) or
         ``"loo-ard"`` (one bandwidth per feature, L-BFGS on the leave-one-out loss with
-        an analytic gradient, started from the best point of a 10-point grid).
+        an analytic gradient, started from the best point of a 10-point grid; local
+        constant and local linear fits), or ``"aic"`` (regressor only: the corrected AIC
+        of Hurvich, Simonoff and Tsai, as statsmodels' ``bw="aic"``, minimised by
+        Nelder-Mead from the best point of a 10-point grid).
     metric : {"euclidean", "product", "cosine"}, default="euclidean"
         ``"euclidean"``: radial kernel of ``||(x - x_i) / h||``; ``"product"``: product
         of one-dimensional kernels per feature (statsmodels' ``KernelReg``);
@@ -64,7 +67,18 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         each thread with one BLAS thread and its own ``working_memory`` budget; the
         results equal the one-thread results exactly. The bandwidth search gets ``n_jobs``
         BLAS threads. None (default): one chunk at a time, BLAS threads as configured;
-        -1: all cores (joblib's convention)."""
+        -1: all cores (joblib's convention).
+    var_type : str, default=None
+        One code per feature, as statsmodels' ``KernelReg``: ``"c"`` continuous, ``"o"``
+        ordered discrete (Wang-van Ryzin kernel), ``"u"`` unordered discrete
+        (Aitchison-Aitken kernel over the categories seen in ``fit``); None: all
+        continuous. With a discrete code the weights are the product of per-feature
+        kernels (the continuous ones use ``kernel``, as ``metric="product"``); X must be
+        dense with integer codes in the discrete columns; discrete bandwidths lie in
+        ``[0, 1]`` (0: no smoothing across categories), so a numeric ``bandwidth`` gives
+        one value per feature; ``"scott"`` / ``"silverman"`` are not available, and
+        ``"loo-ard"`` optimises discrete bandwidths in logit space. Discrete features
+        always run on the numpy path (brute force)."""
 
 _CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
     1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
@@ -81,6 +95,8 @@ _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         ``bandwidth="loo"`` / ``"loo-ard"`` (the starting grid); None otherwise.
     bandwidth_grid_ : ndarray of shape (n_grid, n_features or 1) or None
         The candidate bandwidths scored.
+    aic_ : float or None
+        The corrected AIC at ``bandwidth_`` for ``bandwidth="aic"``; None otherwise.
     algorithm_ : str
         "tree" or "brute", as resolved from ``algorithm``.
     n_features_in_ : int"""
@@ -128,6 +144,13 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     E. A. Nadaraya, "On estimating regression", Theory Probab. Appl. 9 (1964).
     G. S. Watson, "Smooth regression analysis", Sankhya A 26 (1964).
     Q. Li and J. S. Racine, *Nonparametric Econometrics*, Princeton (2007).
+    M.-C. Wang and J. van Ryzin, "A class of smooth estimators for discrete
+    distributions", Biometrika 68 (1981).
+    J. Aitchison and C. G. G. Aitken, "Multivariate binary discrimination by the kernel
+    method", Biometrika 63 (1976).
+    C. M. Hurvich, J. S. Simonoff and C.-L. Tsai, "Smoothing parameter selection in
+    nonparametric regression using an improved Akaike information criterion", J. R.
+    Stat. Soc. B 60 (1998).
 
     Examples
     --------
@@ -135,6 +158,13 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     >>> X, y = [[0.0], [1.0], [2.0], [3.0]], [0.0, 0.0, 1.0, 1.0]
     >>> NadarayaWatsonRegressor(bandwidth=0.5).fit(X, y).predict([[1.5]])
     array([0.5])
+
+    A continuous and an unordered feature; bandwidth 0 keeps to the query's category:
+
+    >>> X, y = [[0.0, 0], [1.0, 1], [2.0, 0], [3.0, 1]], [0.0, 1.0, 2.0, 3.0]
+    >>> reg = NadarayaWatsonRegressor(bandwidth=[1.0, 0.0], var_type="cu").fit(X, y)
+    >>> print(reg.attention_weights([[1.0, 1]]).round(3))
+    [[0.    0.881 0.    0.119]]
     """
 
     _parameter_constraints = {
@@ -144,7 +174,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
     def __init__(self, kernel="gaussian", bandwidth="loo", metric="euclidean", reg_type="lc",
                  *, bandwidth_grid=None, working_memory=None, algorithm="auto",
-                 on_empty="nearest", n_jobs=None):
+                 on_empty="nearest", n_jobs=None, var_type=None):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.metric = metric
@@ -154,6 +184,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         self.algorithm = algorithm
         self.on_empty = on_empty
         self.n_jobs = n_jobs
+        self.var_type = var_type
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -261,7 +292,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
 
     def __init__(self, kernel="gaussian", bandwidth="loo", metric="euclidean", *,
                  bandwidth_grid=None, working_memory=None, algorithm="auto",
-                 on_empty="nearest", n_jobs=None):
+                 on_empty="nearest", n_jobs=None, var_type=None):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.metric = metric
@@ -270,6 +301,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         self.algorithm = algorithm
         self.on_empty = on_empty
         self.n_jobs = n_jobs
+        self.var_type = var_type
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -228,24 +228,35 @@ def local_linear(W, Cq, C, Y):
     scipy sparse and need not be normalised; ``C`` and ``Cq`` are the scaled coordinates.
     """
     c, d = Cq.shape
+    # Offsets from the query are exact zeros for training rows at the query itself, so a
+    # local design with one distinct point gives S = 0 exactly (pinv: slopes 0), not
+    # the rounding noise of a weighted mean subtracted from equal coordinates.
     if sparse.issparse(W):
         W = W.tocoo()
         rows, cols, w = W.row, W.col, W.data
         S1 = sparse.csr_matrix((w, (rows, np.arange(w.size))), shape=(c, w.size))
         sw = np.asarray(S1.sum(axis=1))                                  # (c, 1)
-        m = (S1 @ C[cols]) / sw                                          # (c, d)
+        D = C[cols] - Cq[rows]                                           # (nnz, d)
+        m = (S1 @ D) / sw                                                # (c, d)
         y_bar = (S1 @ Y[cols]) / sw                                      # (c, k)
-        D = C[cols] - m[rows]                                            # (nnz, d)
+        D -= m[rows]
         S = (S1 @ (D[:, :, None] * D[:, None, :]).reshape(w.size, -1)).reshape(c, d, d)
         T = (S1 @ (D[:, :, None] * Y[cols][:, None, :]).reshape(w.size, -1)).reshape(c, d, -1)
     else:
         sw = W.sum(axis=1, keepdims=True)
-        m, y_bar = (W @ C) / sw, (W @ Y) / sw
-        D = C[None] - m[:, None]                                         # (c, n, d)
+        D = C[None] - Cq[:, None]                                        # (c, n, d)
+        m, y_bar = np.einsum("cn,cnd->cd", W, D) / sw, (W @ Y) / sw
+        D -= m[:, None]
         WD = (W[:, :, None] * D).transpose(0, 2, 1)                      # (c, d, n)
         S, T = WD @ D, WD @ Y
-    b = np.linalg.pinv(S / sw[:, :, None]) @ (T / sw[:, :, None])         # (c, d, k)
-    return y_bar + np.einsum("qd,qdk->qk", Cq - m, b)
+    S, T = S / sw[:, :, None], T / sw[:, :, None]
+    # pinv(S) = pinv(S / t) / t: scaled by its largest entry, a local design whose spread
+    # is tiny (a bandwidth far below the spacing of the data: S around 1e-300) inverts
+    # without overflow; pinv's cutoff is relative, so nothing else changes.
+    t = np.abs(S).max(axis=(1, 2), keepdims=True)
+    t = np.where(t > 0, t, 1.0)
+    b = np.linalg.pinv(S / t) @ (T / t)                                  # (c, d, k)
+    return y_bar - np.einsum("qd,qdk->qk", m, b)
 
 
 def _query_chunks(index, n_q, working_memory, algorithm):

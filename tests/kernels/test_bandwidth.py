@@ -121,7 +121,7 @@ X_OK, Y_OK = np.arange(12.0).reshape(6, 2), np.arange(6.0)
     (X_OK, Y_OK, {"bandwidth_grid": [1.0, -1.0]}, "strictly positive finite"),
     (X_OK, Y_OK, {"bandwidth_grid": np.ones((3, 5))}, r"shape \(n_grid, 2\)"),
     (X_OK, Y_OK, {"bandwidth": "loo-ard", "kernel": "tophat"}, "no derivative"),
-    (X_OK, Y_OK, {"bandwidth": "loo-ard", "reg_type": "ll"}, "reg_type='lc' only"),
+    (X_OK, Y_OK, {"var_type": "c"}, "var_type has 1 codes.*X has 2 features"),
     (X_OK, Y_OK, {"algorithm": "tree"}, "algorithm='tree' needs a compact kernel"),
     (sparse.csr_matrix(X_OK), Y_OK, {"reg_type": "ll"}, "reg_type='ll' needs dense X"),
 ])
