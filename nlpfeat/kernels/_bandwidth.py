@@ -73,7 +73,8 @@ def _ray_scales(grid):
     return s if np.allclose(ratio, s[:, None], rtol=1e-12, atol=0) else None
 
 
-def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None):
+def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
+             engine="numpy", n_jobs=None):
     """Leave-one-out loss for every bandwidth of ``grid`` (shape (g, d) or (g, 1)).
 
     Parameters
@@ -87,12 +88,21 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     reg_type : {"lc", "ll"}
     loss : {"squared", "log_loss"}
     working_memory : float, default=None
+    engine : {"numpy", "numba"}, default="numpy"
+        "numba": the compiled loop of :mod:`nlpfeat.kernels._compiled` where it applies.
+    n_jobs : int, default=None
+        Threads of the compiled loop (the numpy path ignores it).
 
     Returns
     -------
     losses : ndarray of shape (n_grid,)
         Mean squared LOO error (mean over samples and outputs) or mean LOO log loss.
     """
+    if engine == "numba":
+        from nlpfeat.kernels import _compiled
+        if _compiled.supports(kern, X, metric):
+            return _compiled.loo_grid(X, Y, kern, metric, grid, reg_type=reg_type, loss=loss,
+                                      working_memory=working_memory, n_jobs=n_jobs)
     n, k = Y.shape
     scales = _ray_scales(grid)
     per_feature = scales is None or (metric == "product" and kern.family != "gaussian")
@@ -137,13 +147,15 @@ def _loo_weights(kern, metric, D2, delta, base, h, scale):
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
-            max_iter=100):
+            max_iter=100, engine="numpy", n_jobs=None):
     """Per-feature bandwidths minimising the LOO loss by L-BFGS on ``log h``.
 
     The analytic gradient: with normalised weights ``w_ij``, predictions
     ``p_i = sum_j w_ij y_j`` and ``a_i = dLoss/dp_i``,
     ``dLoss/dl_ij = w_ij a_i . (y_j - p_i)`` for the log kernel ``l_ij``, and
     ``dl_ij/dlog h_f = -(dlog K/du) / u * (x_if - x_jf)^2 / h_f^2`` (radial kernels).
+
+    ``engine`` and ``n_jobs`` as in :func:`loo_grid`.
 
     Returns
     -------
@@ -154,7 +166,12 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", working_memory=None,
     kern.dlog_k_du(np.zeros(1))  # raises a clear ValueError for a kernel without gradient
     theta0 = np.log(np.atleast_1d(h_start).astype(np.float64))
     bounds = [(t - 12.0, t + 12.0) for t in theta0]
-    res = minimize(_ard_objective, theta0, jac=True, method="L-BFGS-B", bounds=bounds,
+    objective = _ard_objective
+    if engine == "numba":
+        from nlpfeat.kernels import _compiled
+        if _compiled.supports(kern, X, metric):
+            objective = _compiled.ard_objective(n_jobs)
+    res = minimize(objective, theta0, jac=True, method="L-BFGS-B", bounds=bounds,
                    args=(X, Y, kern, metric, loss, working_memory),
                    options={"maxiter": max_iter})
     h = np.exp(res.x)

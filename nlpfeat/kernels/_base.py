@@ -8,6 +8,7 @@ from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import HasMethods, Integral, Interval, Real, StrOptions, check_is_fitted
+from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
 from nlpfeat.kernels._kernels import get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
@@ -40,6 +41,7 @@ class NadarayaWatsonMixin:
         "algorithm": [StrOptions({"auto", "tree", "brute"})],
         "on_empty": [StrOptions({"nearest", "mean", "nan", "raise"})],
         "n_jobs": [Integral, None],
+        "engine": [StrOptions({"auto", "numba", "numpy"})],
     }
 
     def _blas_threads(self):
@@ -79,11 +81,12 @@ class NadarayaWatsonMixin:
         """Select the bandwidth and build the query index; sets the fitted attributes."""
         kern = get_kernel(self.kernel)
         self._check_combination(X, kern, reg_type)
+        self.engine_ = resolve_engine(self.engine)
         self.bandwidth_, self.loo_scores_, self.bandwidth_grid_ = self._select_bandwidth(
             X, Y, kern, reg_type, loss)
         self.algorithm_ = self._resolve_algorithm(X, kern)
         self._index = NWIndex(X, Y, kern, self.bandwidth_, self.metric, reg_type,
-                              tree=self.algorithm_ == "tree")
+                              tree=self.algorithm_ == "tree", engine=self.engine_)
         self._y_mean = Y.mean(axis=0)
         return self
 
@@ -104,11 +107,13 @@ class NadarayaWatsonMixin:
         grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, 10)
         with self._blas_threads():
             losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
-                              working_memory=self.working_memory)
+                              working_memory=self.working_memory, engine=self.engine_,
+                              n_jobs=self.n_jobs)
             best = grid[int(np.argmin(losses))]
             if bw == "loo-ard":
                 best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,
-                                  working_memory=self.working_memory)
+                                  working_memory=self.working_memory, engine=self.engine_,
+                                  n_jobs=self.n_jobs)
         return _squeeze(best), losses, grid
 
     def _grid(self, h0, d):

@@ -47,7 +47,18 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         each thread with one BLAS thread and its own ``working_memory`` budget; the
         results equal the one-thread results exactly. The bandwidth search gets ``n_jobs``
         BLAS threads. None (default): one chunk at a time, BLAS threads as configured;
-        -1: all cores (joblib's convention)."""
+        -1: all cores (joblib's convention). On the numba engine: threads of the
+        compiled loops (one by default, never more than numba's pool, which joblib
+        lowers inside its workers); results identical for any ``n_jobs``.
+    engine : {"auto", "numba", "numpy"}, default="auto"
+        ``"numba"``: fused compiled loops (one pass per query row, no
+        ``n_queries x n_train`` matrix; compiled on first use and cached on disk) for
+        the built-in kernels with dense input and metric "euclidean" or "product":
+        ``predict``, ``predict_proba``, ``attention_weights``, ``bandwidth="loo"`` and
+        ``"loo-ard"`` (a user's kernel, sparse input, ``metric="cosine"`` and
+        ``algorithm="tree"`` queries run on numpy); ``"numpy"``: the reference
+        implementation; ``"auto"``: numba when it can be imported, else numpy with one
+        warning. Both engines agree to round-off (1e-12 relative in the tests)."""
 
 _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The bandwidth used (strictly positive).
@@ -58,6 +69,8 @@ _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The candidate bandwidths scored.
     algorithm_ : str
         "tree" or "brute", as resolved from ``algorithm``.
+    engine_ : str
+        "numba" or "numpy", as resolved from ``engine``.
     n_features_in_ : int"""
 
 
@@ -115,7 +128,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
     def __init__(self, kernel="gaussian", bandwidth="loo", metric="euclidean", reg_type="lc",
                  *, bandwidth_grid=None, working_memory=None, algorithm="auto",
-                 on_empty="nearest", n_jobs=None):
+                 on_empty="nearest", n_jobs=None, engine="auto"):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.metric = metric
@@ -125,6 +138,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         self.algorithm = algorithm
         self.on_empty = on_empty
         self.n_jobs = n_jobs
+        self.engine = engine
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -227,7 +241,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
 
     def __init__(self, kernel="gaussian", bandwidth="loo", metric="euclidean", *,
                  bandwidth_grid=None, working_memory=None, algorithm="auto",
-                 on_empty="nearest", n_jobs=None):
+                 on_empty="nearest", n_jobs=None, engine="auto"):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.metric = metric
@@ -236,6 +250,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         self.algorithm = algorithm
         self.on_empty = on_empty
         self.n_jobs = n_jobs
+        self.engine = engine
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
