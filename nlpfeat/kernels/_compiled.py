@@ -224,15 +224,36 @@ def _apply_u2(fam, buf, m):
 
 @njit(cache=True)
 def _sq_dist(zq, Zt, t0, m, buf):
-    """``buf[:m]`` = squared distances from ``zq`` to training points ``t0 .. t0 + m``."""
+    """``buf[:m]`` = squared distances from ``zq`` to training points ``t0 .. t0 + m``.
+
+    Features are taken four (then two, then one) at a time, so that ``buf`` is read
+    and written once per group, not once per feature.
+    """
+    d = zq.size
     for i in range(m):
         buf[i] = 0.0
-    for f in range(zq.size):
-        q = zq[f]
-        row = Zt[f, t0:t0 + m]
+    f = 0
+    while f + 4 <= d:
+        q0, q1, q2, q3 = zq[f], zq[f + 1], zq[f + 2], zq[f + 3]
+        x0, x1 = Zt[f, t0:t0 + m], Zt[f + 1, t0:t0 + m]
+        x2, x3 = Zt[f + 2, t0:t0 + m], Zt[f + 3, t0:t0 + m]
         for i in range(m):
-            diff = q - row[i]
-            buf[i] += diff * diff
+            a, b, c, e = q0 - x0[i], q1 - x1[i], q2 - x2[i], q3 - x3[i]
+            buf[i] += (a * a + b * b) + (c * c + e * e)
+        f += 4
+    if f + 2 <= d:
+        q0, q1 = zq[f], zq[f + 1]
+        x0, x1 = Zt[f, t0:t0 + m], Zt[f + 1, t0:t0 + m]
+        for i in range(m):
+            a, b = q0 - x0[i], q1 - x1[i]
+            buf[i] += a * a + b * b
+        f += 2
+    if f < d:
+        q0 = zq[f]
+        x0 = Zt[f, t0:t0 + m]
+        for i in range(m):
+            a = q0 - x0[i]
+            buf[i] += a * a
 
 
 @njit(cache=True)
