@@ -53,12 +53,12 @@ from nlpfeat.kernels import NadarayaWatsonRegressor, get_kernel
 from nlpfeat.kernels._bandwidth import loo_grid
 
 
-def _best_time(func, repeat=3):
+def _best_time(func, repeat=3, clock=time.perf_counter):
     best, out = np.inf, None
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         out = func()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best, out
 
 
@@ -77,18 +77,22 @@ def _print_table(title, header, rows):
         print(" | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row))
 
 
-def _times_in_turns(funcs, repeat):
-    """Every round's time of each function (they take turns) and each one's last result."""
+def _times_in_turns(funcs, repeat, clock=time.perf_counter):
+    """Every round's time of each function (they take turns) and each one's last result.
+
+    ``clock=time.process_time`` counts this process's CPU seconds instead of wall
+    seconds: on a shared machine, time spent waiting for a core is left out.
+    """
     times, out = [[] for _ in funcs], [None] * len(funcs)
     for _ in range(repeat):
         for i, func in enumerate(funcs):
-            start = time.perf_counter()
+            start = clock()
             out[i] = func()
-            times[i].append(time.perf_counter() - start)
+            times[i].append(clock() - start)
     return np.array(times), out
 
 
-def bench_fixed(sizes, n_query, repeat=7):
+def bench_fixed(sizes, n_query, repeat=7, clock=time.perf_counter):
     from statsmodels.nonparametric.kernel_regression import KernelReg
 
     rows = []
@@ -102,7 +106,7 @@ def bench_fixed(sizes, n_query, repeat=7):
         regs[2].fit(X, y).predict(Xq)
         times, (ref, got_np, got, got_2) = _times_in_turns(
             [lambda: KernelReg(y, X, "c" * d, "lc", bw=h).fit(Xq)[0]]
-            + [lambda reg=reg: reg.fit(X, y).predict(Xq) for reg in regs], repeat)
+            + [lambda reg=reg: reg.fit(X, y).predict(Xq) for reg in regs], repeat, clock)
         assert np.array_equal(got, got_2)
         best = times.min(axis=1)
         ratio = times[0] / times[2]   # statsmodels / numba, round by round
@@ -111,7 +115,8 @@ def bench_fixed(sizes, n_query, repeat=7):
                      best[1] / best[2], float(np.abs(got - ref).max()),
                      float(np.abs(got - got_np).max()), best[3], best[2] / best[3]))
     _print_table(
-        f"fit + predict, fixed bandwidth (Gaussian product kernel, lc), best of {repeat}",
+        f"fit + predict, fixed bandwidth (Gaussian product kernel, lc), best of {repeat}"
+        f"{', CPU seconds' if clock is time.process_time else ''}",
         ["n_train", "d", "n_query", "statsmodels s", "numpy engine s", "numba engine s",
          "numba vs statsmodels", "spread over rounds", "numpy engine vs statsmodels",
          "numba vs numpy engine", "max |diff| vs statsmodels", "max |diff| numba-numpy",
@@ -139,29 +144,29 @@ def _counting_kernelreg():
     return CountingKernelReg
 
 
-def _run_cv_ls(X, y, Xq):
-    start = time.perf_counter()
+def _run_cv_ls(X, y, Xq, clock=time.perf_counter):
+    start = clock()
     kr = _counting_kernelreg()(y, X, "c" * X.shape[1], "lc", bw="cv_ls")
     kr.fit(Xq)
-    return time.perf_counter() - start, kr
+    return clock() - start, kr
 
 
-def _cv_ls_estimate(X, y, n_eval):
+def _cv_ls_estimate(X, y, n_eval, clock=time.perf_counter):
     """Extrapolated cv_ls seconds: n_eval (counted at a smaller n) x one LOO evaluation here."""
     kr = _counting_kernelreg()(y, X, "c" * X.shape[1], "lc", bw=np.ones(X.shape[1]))
     h0 = 1.06 * X.std(axis=0) * len(X) ** (-1.0 / (4 + X.shape[1]))
-    t_eval, _ = _best_time(lambda: kr.cv_loo(h0, kr._est_loc_constant), 1)
+    t_eval, _ = _best_time(lambda: kr.cv_loo(h0, kr._est_loc_constant), 1, clock)
     return n_eval * t_eval, t_eval
 
 
-def _select_rows(n, t_cv, X, y, Xq, repeat=3):
+def _select_rows(n, t_cv, X, y, Xq, repeat=3, clock=time.perf_counter):
     rows = []
     for bw in ["loo", "loo-ard"]:
         regs = [NadarayaWatsonRegressor(bandwidth=bw, metric="product", engine=engine)
                 for engine in ["numpy", "numba"]]
         regs[1].fit(X[:50], y[:50])   # compiled (or loaded from the cache) once
         times, _ = _times_in_turns([lambda reg=reg: reg.fit(X, y).predict(Xq)
-                                    for reg in regs], repeat)
+                                    for reg in regs], repeat, clock)
         best = times.min(axis=1)
         ratio = times[0] / times[1]
         for reg, t, engine in zip(regs, best, ["numpy", "numba"]):
@@ -173,25 +178,25 @@ def _select_rows(n, t_cv, X, y, Xq, repeat=3):
     return rows
 
 
-def bench_select(n_ref, ns, d, n_query, cv_ls_ns):
+def bench_select(n_ref, ns, d, n_query, cv_ls_ns, clock=time.perf_counter):
     """cv_ls runs for real at n_ref (and cv_ls_ns); elsewhere it is extrapolated."""
     X, y, Xq = _task(n_ref, d, seed=1, n_query=n_query)
-    t_cv, kr = _run_cv_ls(X, y, Xq)
+    t_cv, kr = _run_cv_ls(X, y, Xq, clock)
     rows = [(n_ref, f"statsmodels cv_ls ({kr.n_eval} LOO evals)", t_cv, 1.0, "",
              _loo_error(X, y, np.abs(kr.bw)), np.array2string(kr.bw, precision=3))]
-    rows += _select_rows(n_ref, t_cv, X, y, Xq)
+    rows += _select_rows(n_ref, t_cv, X, y, Xq, clock=clock)
     for n in ns:
         X, y, Xq = _task(n, d, seed=1, n_query=n_query)
         if n in cv_ls_ns:
-            t_cv, kr_n = _run_cv_ls(X, y, Xq)
+            t_cv, kr_n = _run_cv_ls(X, y, Xq, clock)
             rows.append((n, f"statsmodels cv_ls ({kr_n.n_eval} LOO evals)", t_cv, 1.0, "",
                          _loo_error(X, y, np.abs(kr_n.bw)),
                          np.array2string(kr_n.bw, precision=3)))
         else:
-            t_cv, t_eval = _cv_ls_estimate(X, y, kr.n_eval)
+            t_cv, t_eval = _cv_ls_estimate(X, y, kr.n_eval, clock)
             rows.append((n, f"statsmodels cv_ls ESTIMATED: {kr.n_eval} evals x {t_eval:.3g} s",
                          t_cv, 1.0, "", "n/a", "n/a"))
-        rows += _select_rows(n, t_cv, X, y, Xq)
+        rows += _select_rows(n, t_cv, X, y, Xq, clock=clock)
     _print_table(f"bandwidth selection + predict (d={d}, {n_query} queries)",
                  ["n", "method", "seconds (best of 3)", "speed-up vs cv_ls",
                   "numba vs numpy engine (spread)", "LOO MSE", "bandwidth"], rows)
@@ -267,10 +272,10 @@ y = X.sum(axis=1)
 t_import = time.perf_counter() - start
 times = []
 for _ in range(2):
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     NadarayaWatsonRegressor(bandwidth=0.5, metric="product", engine="{engine}").fit(X, y).predict(Xq)
-    times.append(time.perf_counter() - start)
-print(t_import, times[0], times[1])
+    times += [time.perf_counter() - start, time.process_time() - cpu]
+print(t_import, *times)
 """
 
 
@@ -283,11 +288,13 @@ def bench_first():
                               ("numba, warm cache", "numba"), ("numpy engine", "numpy")]:
             out = subprocess.run([sys.executable, "-c", _FIRST_CALL.replace("{engine}", engine)],
                                  env=env, capture_output=True, text=True, check=True)
-            t_import, first, second = map(float, out.stdout.split())
-            rows.append((label, t_import, first, second, first - second))
-    _print_table("a fresh process's first fit + predict (n_train 2000, d 5, 1000 queries)",
-                 ["engine", "import s", "first fit+predict s", "second s",
-                  "first-call overhead s"], rows)
+            t_import, first, first_cpu, second, second_cpu = map(float, out.stdout.split())
+            rows.append((label, t_import, first, second, first - second,
+                         first_cpu - second_cpu))
+    _print_table("a fresh process's first fit + predict (n_train 2000, d 5, 1000 queries; "
+                 "numba is imported by the first fit)",
+                 ["engine", "import nlpfeat s", "first fit+predict s", "second s",
+                  "first-call overhead s", "first-call overhead, CPU s"], rows)
 
 
 _ISA_CHECK = """
@@ -412,10 +419,14 @@ def main(argv=None):
                         help="comma-separated larger n at which cv_ls also runs for real "
                              "(1000 and 2000 take tens of minutes to hours)")
     parser.add_argument("--working-memory", type=float, default=None)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="'fixed' and 'select': CPU seconds of this process instead of wall "
+                             "seconds (a shared machine's waits for a core left out)")
     args = parser.parse_args(argv)
     if args.emulate_avx2:
         return _emulate_avx2(argv)
     sections = set(args.sections.split(","))
+    clock = time.process_time if args.cpu_time else time.perf_counter
     warnings.simplefilter("ignore")
     with threadpool_limits(limits=1):
         print(f"# bench_kernels (1 BLAS thread; DEFAULT_WORKING_MEMORY="
@@ -426,11 +437,11 @@ def main(argv=None):
             bench_isa()
         if "fixed" in sections:
             sizes = [(300, 5), (300, 1)] if args.quick else [(2000, 5), (8000, 5), (2000, 1)]
-            bench_fixed(sizes, 200 if args.quick else 1000, 2 if args.quick else 7)
+            bench_fixed(sizes, 200 if args.quick else 1000, 2 if args.quick else 7, clock)
         if "select" in sections:
             cv_ns = [int(v) for v in args.cv_ls_n.split(",") if v]
             bench_select(60 if args.quick else args.cv_ls_ref, [300] if args.quick else
-                         [1000, 2000], 5, 200 if args.quick else 1000, cv_ns)
+                         [1000, 2000], 5, 200 if args.quick else 1000, cv_ns, clock)
         if "first" in sections:
             bench_first()
         if "chunk" in sections:

@@ -49,6 +49,7 @@ _TILE = 256          # training points per tile: a few KiB of buffers, in L1
 _TINY = 1e-250       # a weight sum below this is redone in log space (as in numpy)
 _HALF_PI = 0.5 * math.pi
 _FAST = {"reassoc", "contract", "nsz"}   # reductions may be reordered (vectorised)
+_FMA = {"contract"}                      # multiply-adds may fuse, nothing reordered
 
 
 def family_code(kern):
@@ -86,7 +87,7 @@ def _run(serial, parallel, n_rows, n_jobs, *args):
 
 # ---------------------------------------------------------------- kernels (scalars)
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def _k_u(fam, u):
     """Unnormalised kernel of the scaled distance ``u >= 0`` (``K(0) <= 1``; 0 outside)."""
     if fam == GAUSSIAN:
@@ -112,7 +113,7 @@ def _k_u(fam, u):
     return t / (1.0 + t * t)            # sigmoid
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def _k_u2(fam, u2):
     """Unnormalised kernel of the squared scaled distance (polynomials need no sqrt)."""
     if fam == GAUSSIAN:
@@ -194,35 +195,50 @@ def _dlogk_u(fam, u):
 
 # ---------------------------------------------------------------- tiles of one row
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FAST)
 def _apply_u2(fam, buf, m):
-    """``buf[:m] = K(u2)`` in place; a plain loop per family, so that each vectorises."""
+    """``buf[:m] = K(u2)`` in place, returning the sum; a plain loop per family, so that
+    each vectorises (the sum may be reordered; :func:`fexp` keeps its own exact flags)."""
+    s = 0.0
     if fam == GAUSSIAN:
         for i in range(m):
-            buf[i] = fexp(-0.5 * buf[i])
+            w = fexp(-0.5 * buf[i])
+            buf[i] = w
+            s += w
     elif fam == EPANECHNIKOV:
         for i in range(m):
-            buf[i] = max(1.0 - buf[i], 0.0)
+            w = max(1.0 - buf[i], 0.0)
+            buf[i] = w
+            s += w
     elif fam == BIWEIGHT:
         for i in range(m):
             b = max(1.0 - buf[i], 0.0)
             buf[i] = b * b
+            s += b * b
     elif fam == TRIWEIGHT:
         for i in range(m):
             b = max(1.0 - buf[i], 0.0)
             buf[i] = b * b * b
+            s += buf[i]
     elif fam == TOPHAT:
         for i in range(m):
-            buf[i] = 1.0 if buf[i] <= 1.0 else 0.0
+            w = 1.0 if buf[i] <= 1.0 else 0.0
+            buf[i] = w
+            s += w
     elif fam == LAPLACIAN:
         for i in range(m):
-            buf[i] = fexp(-math.sqrt(buf[i]))
+            w = fexp(-math.sqrt(buf[i]))
+            buf[i] = w
+            s += w
     else:
         for i in range(m):
-            buf[i] = _k_u2(fam, buf[i])
+            w = _k_u2(fam, buf[i])
+            buf[i] = w
+            s += w
+    return s
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def _sq_dist(zq, Zt, t0, m, buf):
     """``buf[:m]`` = squared distances from ``zq`` to training points ``t0 .. t0 + m``.
 
@@ -256,13 +272,15 @@ def _sq_dist(zq, Zt, t0, m, buf):
             buf[i] += a * a
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def _tile_weights(zq, Zt, t0, m, fam, prod, buf):
-    """Unnormalised linear-space weights of one tile of training points into ``buf``."""
+    """Unnormalised linear-space weights of one tile of training points into ``buf``.
+
+    Returns their sum.
+    """
     if not prod or fam == GAUSSIAN:   # radial (the Gaussian product kernel is radial)
         _sq_dist(zq, Zt, t0, m, buf)
-        _apply_u2(fam, buf, m)
-        return
+        return _apply_u2(fam, buf, m)
     if fam == LAPLACIAN:              # prod exp(-|d_f|) = exp(-sum |d_f|): one exp
         for i in range(m):
             buf[i] = 0.0
@@ -273,7 +291,7 @@ def _tile_weights(zq, Zt, t0, m, fam, prod, buf):
                 buf[i] += abs(q - row[i])
         for i in range(m):
             buf[i] = fexp(-buf[i])
-        return
+        return _sum(buf, m)
     for i in range(m):
         buf[i] = 1.0
     for f in range(zq.size):
@@ -281,6 +299,7 @@ def _tile_weights(zq, Zt, t0, m, fam, prod, buf):
         row = Zt[f, t0:t0 + m]
         for i in range(m):
             buf[i] *= _k_u(fam, abs(q - row[i]))
+    return _sum(buf, m)
 
 
 @njit(cache=True, fastmath=_FAST)
@@ -406,12 +425,13 @@ def _predict_rows(r0, r1, Zq, Zt, Y1t, fam, prod, ll, Ct, h, out, empty, M_out, 
         s = 0.0
         for t0 in range(0, n, _TILE):
             m = min(_TILE, n - t0)
-            _tile_weights(zq, Zt, t0, m, fam, prod, buf)
+            tile_sum = _tile_weights(zq, Zt, t0, m, fam, prod, buf)
             if ll:
-                s += _sum(buf, m)
+                s += tile_sum
                 _acc_ll(buf, m, t0, Ct, cq, Yt, wa, dif, M_out[r], V_out[r])
             else:
-                for c in range(k1):
+                acc[k1 - 1] += tile_sum
+                for c in range(k1 - 1):
                     acc[c] += _dot(buf, Y1t[c, t0:t0 + m], m)
         if not ll:
             s = acc[k1 - 1]
@@ -452,9 +472,7 @@ def _weights_rows(r0, r1, Zq, Zt, fam, prod, out, empty):
         s = 0.0
         for t0 in range(0, n, _TILE):
             m = min(_TILE, n - t0)
-            tile = w[t0:t0 + m]
-            _tile_weights(zq, Zt, t0, m, fam, prod, tile)
-            s += _sum(tile, m)
+            s += _tile_weights(zq, Zt, t0, m, fam, prod, w[t0:t0 + m])
         if s > _TINY:
             inv = 1.0 / s
             for i in range(n):
