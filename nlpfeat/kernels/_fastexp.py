@@ -1,18 +1,19 @@
 """A float64 ``exp`` that LLVM vectorises, for the compiled kernel loops (numba).
 
-``exp(x) = 2^k * 2^(j/64) * exp(r)`` with ``x = (64 k + j) ln2 / 64 + r``,
-``|r| <= ln2 / 128``: the rounding of ``64 x / ln2`` to an integer is the classic
+``exp(x) = 2^k * 2^(j/256) * exp(r)`` with ``x = (256 k + j) ln2 / 256 + r``,
+``|r| <= ln2 / 512``: the rounding of ``256 x / ln2`` to an integer is the classic
 "add 1.5 * 2^52" trick (no float-to-int conversion), ``r`` comes from a two-part
-(Cody-Waite) ``ln2 / 64`` whose high part has 30 significant bits (so ``n * hi`` is
-exact), ``2^(j/64)`` from a 64-entry table (50-digit decimals rounded once),
-``exp(r) - 1`` from its degree-5 Taylor polynomial (truncation
-below 2e-17 relative) and ``2^k`` from two exponent-field bit patterns, whose product
+(Cody-Waite) ``ln2 / 256`` whose high part has 30 significant bits (so ``n * hi`` is
+exact), ``2^(j/256)`` from a 256-entry table (50-digit decimals rounded once, 2 KiB),
+``exp(r) - 1`` from its degree-4 Taylor polynomial (truncation below 4e-17 relative)
+and ``2^k`` from two exponent-field bit patterns, whose product
 rounds once, so subnormal results are correct too. Multiply-adds may fuse (FMA);
 nothing may be reassociated (callers that allow it for their sums keep this function's
 own instruction flags when LLVM inlines it). Accurate to 1 ulp on ``[-745, 0]``
-(tested against ``np.exp`` on a dense grid); ``exp(x) = 0`` below -746, ``exp(0) = 1``
-exactly; inputs are clipped to ``[-746, 709]`` (``-inf`` gives 0). No NaN handling: the
-callers never pass NaN.
+(tested against ``np.exp`` on a dense grid); ``exp(x) = 0`` below -746 (inputs are
+clipped there, so ``-inf`` gives 0), ``exp(0) = 1`` exactly, ``inf`` above 709.78 (valid
+up to ``x = 1400``; the callers pass ``x <= 0``). No NaN handling: the callers never pass
+NaN.
 
 The functions here are numba intrinsics and ``@njit`` functions; importing this module
 imports numba but compiles nothing.
@@ -27,7 +28,7 @@ from numba.extending import intrinsic
 
 __all__ = ["fexp"]
 
-_N = 64  # table size: 2^(j / 64), j = 0..63
+_N = 256  # table size: 2^(j / 256), j = 0..255
 
 
 @intrinsic
@@ -51,7 +52,7 @@ _LN2 = _CTX.ln(decimal.Decimal(2))
 
 
 def _ln2_parts():
-    """ln2 / 64 as hi + lo, hi with its 22 low mantissa bits cleared (n * hi exact)."""
+    """ln2 / _N as hi + lo, hi with its 22 low mantissa bits cleared (n * hi exact)."""
     full = np.float64(float(_CTX.divide(_LN2, _N)))
     hi = np.array([full]).view(np.int64)[0] & ~np.int64((1 << 22) - 1)
     hi = float(np.array([hi]).view(np.float64)[0])
@@ -59,7 +60,7 @@ def _ln2_parts():
 
 
 def _table():
-    """2^(j / 64) to 50 digits, rounded once to float64."""
+    """2^(j / _N) to 50 digits, rounded once to float64."""
     return np.array([float(_CTX.power(decimal.Decimal(2), _CTX.divide(j, _N)))
                      for j in range(_N)])
 
@@ -74,15 +75,15 @@ _BIAS = 1023
 
 @njit(cache=True, fastmath={"contract"})   # fused multiply-adds: one rounding each
 def fexp(x):
-    """``exp(x)`` for float64 ``x <= 709``, within 1 ulp on ``[-745, 0]``; 0 below -746."""
-    x = min(max(x, -746.0), 709.0)
+    """``exp(x)`` for float64 ``x <= 1400``, within 1 ulp on ``[-745, 0]``; 0 below -746."""
+    x = max(x, -746.0)
     t = x * _INV_LN2_N + _SHIFT
-    n = _bits(t) - _SHIFT_BITS            # round(64 x / ln2), exactly
+    n = _bits(t) - _SHIFT_BITS            # round(256 x / ln2), exactly
     nf = t - _SHIFT
     r = (x - nf * _LN2_HI) - nf * _LN2_LO
-    p = r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0)))))
+    p = r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0))))
     tj = _TAB[n & (_N - 1)]
-    k = n >> 6                            # floor(n / 64)
+    k = n >> 8                            # floor(n / 256)
     k1 = k >> 1
     k2 = k - k1                           # 2^k = 2^k1 * 2^k2, both normal numbers
     return (tj + tj * p) * _from_bits((k1 + _BIAS) << 52) * _from_bits((k2 + _BIAS) << 52)
