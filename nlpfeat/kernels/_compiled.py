@@ -6,8 +6,9 @@ quantities with the same log-space semantics:
 
 - one pass per query row, in tiles of training points that stay in L1: scaled
   distances (the loop over training points vectorises; training data are stored
-  feature-major), the kernel in linear space (the vectorised :func:`fexp` for the
-  exponential kernels, polynomials for the compact ones, which are zero outside their
+  feature-major), the kernel in linear space (the vectorised ``exp`` of
+  :mod:`nlpfeat.kernels._fastexp`, flushed to zero below ``exp(-708)``, for the
+  exponential kernels; polynomials for the compact ones, which are zero outside their
   support), and the weighted sums, all fused;
 - a row whose weight sum underflows (below ``1e-250``: a query far from every training
   point, a tiny bandwidth) or is zero (no training point in a compact kernel's support)
@@ -32,9 +33,10 @@ import numba
 import numpy as np
 from joblib import effective_n_jobs
 from numba import njit, prange
+from scipy import sparse
 
 from nlpfeat._chunking import gen_row_chunks
-from nlpfeat.kernels._fastexp import fexp
+from nlpfeat.kernels._fastexp import fexp_ftz as fexp
 from nlpfeat.kernels._pairwise import PairwiseScaled
 
 __all__ = ["CompiledNW", "ard_objective", "family_code", "loo_grid", "supports"]
@@ -59,8 +61,6 @@ def family_code(kern):
 
 def supports(kern, X, metric):
     """Whether the compiled engine handles this kernel, input and metric."""
-    from scipy import sparse
-
     return (family_code(kern) is not None and not sparse.issparse(X)
             and metric in ("euclidean", "product"))
 
@@ -198,7 +198,7 @@ def _dlogk_u(fam, u):
 @njit(cache=True, fastmath=_FAST)
 def _apply_u2(fam, buf, m):
     """``buf[:m] = K(u2)`` in place, returning the sum; a plain loop per family, so that
-    each vectorises (the sum may be reordered; :func:`fexp` keeps its own exact flags)."""
+    each vectorises (the sum may be reordered; ``fexp`` keeps its own exact flags)."""
     s = 0.0
     if fam == GAUSSIAN:
         for i in range(m):
@@ -537,8 +537,6 @@ class CompiledNW:
 
     def weights(self, X, *, working_memory=None, n_jobs=None):
         """Normalised weights (dense; CSR for a compact kernel) and the empty-row mask."""
-        from scipy import sparse
-
         Zq = np.ascontiguousarray(self.pair.query(X))
         n_q, n = Zq.shape[0], self.Zt.shape[1]
         empty = np.zeros(n_q, dtype=bool)
@@ -719,7 +717,8 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         M = np.empty((c, G, d + 1, d + 1) if ll else (0, 0, 1, 1))
         V = np.empty((c, G, d + 1, k) if ll else (0, 0, 1, 1))
         _run(lambda _, m, *a: _loo_rows(rows.start, rows.start + m, rows.start, *a),
-             lambda m, b, *a: _loo_parallel(m, b, rows.start, *a), c, n_jobs, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, Ct, P, M, V)
+             lambda m, b, *a: _loo_parallel(m, b, rows.start, *a), c, n_jobs,
+             Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, Ct, P, M, V)
         for g in range(G):
             Pg = _pinv_intercepts(M[:, g], V[:, g]) if ll else P[:, g]
             totals[g] += _loss_grad(Pg, Y[rows], loss)[0]

@@ -10,11 +10,11 @@ from scipy import sparse
 from nlpfeat.kernels import (EmptySupportWarning, NadarayaWatsonClassifier,
                              NadarayaWatsonRegressor, available_kernels, get_kernel)
 
-pytest.importorskip("numba")
+numba = pytest.importorskip("numba")
 
 from nlpfeat.kernels import _compiled, _engine  # noqa: E402
 from nlpfeat.kernels._bandwidth import _ard_objective, default_grid, loo_grid  # noqa: E402
-from nlpfeat.kernels._fastexp import fexp_array  # noqa: E402
+from nlpfeat.kernels._fastexp import fexp_array, fexp_ftz  # noqa: E402
 
 KERNELS = ["gaussian", "epanechnikov", "biweight", "triweight", "tricube", "triangular",
            "tophat", "cosine", "laplacian", "logistic", "sigmoid"]
@@ -45,6 +45,20 @@ def test_fexp_within_two_ulp_of_np_exp_on_a_dense_grid():
     assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 2.0
     edge = fexp_array(np.array([0.0, -np.inf, -746.0, -745.2, -1e300]), np.empty(5))
     assert edge[0] == 1.0 and np.all(edge[1:] == 0.0)
+
+
+def test_flushed_exp_is_exact_above_minus_708_and_zero_below():
+    @numba.njit
+    def flushed(x):
+        out = np.empty_like(x)
+        for i in range(x.size):
+            out[i] = fexp_ftz(x[i])
+        return out
+
+    x = np.linspace(-708.0, 0.0, 2_000_001)
+    got, ref = flushed(x), np.exp(x)
+    assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 2.0
+    assert np.all(flushed(np.array([-708.001, -745.0, -1e300, -np.inf])) == 0.0)
 
 
 def test_importing_nlpfeat_imports_no_numba():
