@@ -8,8 +8,8 @@ from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import HasMethods, Integral, Interval, Real, StrOptions, check_is_fitted
-from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
+from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._kernels import get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
 from nlpfeat.kernels._pairwise import check_bandwidth
