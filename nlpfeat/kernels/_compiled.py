@@ -310,6 +310,14 @@ def _dot(w, y, m):
     return s
 
 
+@njit(cache=True, fastmath={"nnan", "nsz", "reassoc"})   # no NaN here; vectorises
+def _min(x, m):
+    s = np.inf
+    for i in range(m):
+        s = min(s, x[i])
+    return s
+
+
 @njit(cache=True, fastmath=_FAST)
 def _sum(w, m):
     s = 0.0
@@ -637,10 +645,7 @@ def _loo_distances(i, Z, Zt, D2, Dif):
             Dif[f, j] = q - Zt[f, j]
             D2[j] += Dif[f, j] * Dif[f, j]
     D2[i] = np.inf
-    Dmin = np.inf
-    for j in range(n):
-        Dmin = min(Dmin, D2[j])
-    return Dmin
+    return _min(D2, n)
 
 
 @njit(cache=True)
@@ -727,6 +732,33 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
 
 # ---------------------------------------------------------------- loo-ard objective
 
+@njit(cache=True, fastmath=_FAST)
+def _ard_b(w, a, P, Yt):
+    """``w_j <- w_j (a . y_j - a . P)`` in place (``B`` of the ``loo-ard`` gradient)."""
+    k, n = Yt.shape
+    aP = 0.0
+    for c in range(k):
+        aP += a[c] * P[c]
+    if k == 1:
+        a0, y0 = a[0], Yt[0]
+        for j in range(n):
+            w[j] *= a0 * y0[j] - aP
+        return
+    for j in range(n):
+        ay = 0.0
+        for c in range(k):
+            ay += a[c] * Yt[c, j]
+        w[j] *= ay - aP
+
+
+@njit(cache=True, fastmath=_FAST)
+def _dot_sq(w, x, m):
+    s = 0.0
+    for i in range(m):
+        s += w[i] * x[i] * x[i]
+    return s
+
+
 @njit(cache=True)
 def _ard_rows(r0, r1, Z, Zt, Yt, fam, prod, shared, log_loss, loss_out, grad_out):
     """LOO loss and its gradient in ``log h`` of the training rows ``r0 .. r1``.
@@ -767,14 +799,8 @@ def _ard_rows(r0, r1, Z, Zt, Yt, fam, prod, shared, log_loss, loss_out, grad_out
         grad_out[i] = 0.0
         if empty:
             continue
-        aP = 0.0
-        for c in range(k):
-            aP += a[c] * P[c]
-        for j in range(n):   # w becomes B (w_j = 0 at j = i)
-            ay = 0.0
-            for c in range(k):
-                ay += a[c] * Yt[c, j]
-            w[j] *= ay - aP
+        D2[i] = 0.0          # w_i = 0: row i adds nothing below (and no 0 * inf)
+        _ard_b(w, a, P, Yt)  # w becomes B
         if prod and fam != GAUSSIAN:
             for f in range(d):
                 acc = 0.0
@@ -789,17 +815,10 @@ def _ard_rows(r0, r1, Z, Zt, Yt, fam, prod, shared, log_loss, loss_out, grad_out
                 u = math.sqrt(D2[j]) if j != i else 0.0
                 w[j] = w[j] * -_dlogk_u(fam, u) / u if u > 0.0 else 0.0
         if shared:
-            acc = 0.0
-            for j in range(n):
-                if j != i:
-                    acc += w[j] * D2[j]
-            grad_out[i, 0] = acc
+            grad_out[i, 0] = _dot(w, D2, n)
         else:
             for f in range(d):
-                acc = 0.0
-                for j in range(n):
-                    acc += w[j] * Dif[f, j] * Dif[f, j]
-                grad_out[i, f] = acc
+                grad_out[i, f] = _dot_sq(w, Dif[f], n)
 
 
 @njit(cache=True, parallel=True)
