@@ -48,6 +48,7 @@ _FAMILIES = {"gaussian": GAUSSIAN, "epanechnikov": EPANECHNIKOV, "biweight": BIW
              "tophat": TOPHAT, "cosine": COSINE, "laplacian": LAPLACIAN,
              "logistic": LOGISTIC, "sigmoid": SIGMOID}
 _TILE = 256          # training points per tile: a few KiB of buffers, in L1
+_QBLOCK = 32         # query rows sharing each tile of training points
 _TINY = 1e-250       # a weight sum below this is redone in log space (as in numpy)
 _HALF_PI = 0.5 * math.pi
 _FAST = {"reassoc", "contract", "nsz"}   # reductions may be reordered (vectorised)
@@ -412,57 +413,64 @@ def _finish_ll(M, V, s):
 
 @njit(cache=True)
 def _predict_rows(r0, r1, Zq, Zt, Y1t, fam, prod, ll, Ct, h, out, empty, M_out, V_out):
-    """Predictions (lc) or normal equations (ll) of the query rows ``r0 .. r1``."""
+    """Predictions (lc) or normal equations (ll) of the query rows ``r0 .. r1``.
+
+    Queries go in blocks of ``_QBLOCK``: each tile of training points (in L1) serves the
+    whole block before the next tile is read, so a large training set streams from
+    memory once per block, not once per query. Each row's sums still run over the tiles
+    in order, so its result does not depend on the blocks (nor on ``n_jobs``).
+    """
     d, n = Zt.shape
     k1 = Y1t.shape[0]
     buf = np.empty(_TILE)
     wrow = np.empty(n)
-    acc = np.empty(k1)
-    cq = np.empty(d)
+    accs = np.empty((_QBLOCK, k1))    # per row: weighted sums; last column the weight sum
+    cqs = np.empty((_QBLOCK, d))
     wa = np.empty((d + 1, _TILE))
     dif = np.empty((d, _TILE))
     Yt = Y1t[:k1 - 1]
-    for r in range(r0, r1):
-        zq = Zq[r]
-        acc[:] = 0.0
+    for b0 in range(r0, r1, _QBLOCK):
+        b1 = min(b0 + _QBLOCK, r1)
+        accs[:] = 0.0
         if ll:
-            for f in range(d):
-                cq[f] = zq[f] * h[f]
-            M_out[r] = 0.0
-            V_out[r] = 0.0
-        s = 0.0
-        for t0 in range(0, n, _TILE):
-            m = min(_TILE, n - t0)
-            tile_sum = _tile_weights(zq, Zt, t0, m, fam, prod, buf)
-            if ll:
-                s += tile_sum
-                _acc_ll(buf, m, t0, Ct, cq, Yt, wa, dif, M_out[r], V_out[r])
-            else:
-                acc[k1 - 1] += tile_sum
-                for c in range(k1 - 1):
-                    acc[c] += _dot(buf, Y1t[c, t0:t0 + m], m)
-        if not ll:
-            s = acc[k1 - 1]
-        if not s > _TINY:   # underflow or nothing in the support: log space
-            empty[r] = _log_row(zq, Zt, fam, prod, -1, wrow)
-            acc[:] = 0.0
-            if ll:
+            for r in range(b0, b1):
+                for f in range(d):
+                    cqs[r - b0, f] = Zq[r, f] * h[f]
                 M_out[r] = 0.0
                 V_out[r] = 0.0
-            for t0 in range(0, n, _TILE):
-                m = min(_TILE, n - t0)
-                w = wrow[t0:t0 + m]
+        for t0 in range(0, n, _TILE):
+            m = min(_TILE, n - t0)
+            for r in range(b0, b1):
+                acc = accs[r - b0]
+                acc[k1 - 1] += _tile_weights(Zq[r], Zt, t0, m, fam, prod, buf)
                 if ll:
-                    _acc_ll(w, m, t0, Ct, cq, Yt, wa, dif, M_out[r], V_out[r])
+                    _acc_ll(buf, m, t0, Ct, cqs[r - b0], Yt, wa, dif, M_out[r], V_out[r])
                 else:
-                    for c in range(k1):
-                        acc[c] += _dot(w, Y1t[c, t0:t0 + m], m)
-            s = 1.0 if ll else acc[k1 - 1]
-        if ll:
-            _finish_ll(M_out[r], V_out[r], s)
-        else:
-            for c in range(k1 - 1):
-                out[r, c] = acc[c] / s
+                    for c in range(k1 - 1):
+                        acc[c] += _dot(buf, Y1t[c, t0:t0 + m], m)
+        for r in range(b0, b1):
+            acc = accs[r - b0]
+            s = acc[k1 - 1]
+            if not s > _TINY:   # underflow or nothing in the support: log space
+                empty[r] = _log_row(Zq[r], Zt, fam, prod, -1, wrow)
+                acc[:] = 0.0
+                if ll:
+                    M_out[r] = 0.0
+                    V_out[r] = 0.0
+                for t0 in range(0, n, _TILE):
+                    m = min(_TILE, n - t0)
+                    w = wrow[t0:t0 + m]
+                    if ll:
+                        _acc_ll(w, m, t0, Ct, cqs[r - b0], Yt, wa, dif, M_out[r], V_out[r])
+                    else:
+                        for c in range(k1):
+                            acc[c] += _dot(w, Y1t[c, t0:t0 + m], m)
+                s = 1.0 if ll else acc[k1 - 1]
+            if ll:
+                _finish_ll(M_out[r], V_out[r], s)
+            else:
+                for c in range(k1 - 1):
+                    out[r, c] = acc[c] / s
 
 
 @njit(cache=True, parallel=True)
