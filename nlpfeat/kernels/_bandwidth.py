@@ -79,7 +79,8 @@ def _ray_scales(grid):
     return s if np.allclose(ratio, s[:, None], rtol=1e-12, atol=0) else None
 
 
-def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None):
+def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
+             engine="numpy", n_jobs=None):
     """Leave-one-out loss for every bandwidth of ``grid`` (shape (g, d) or (g, 1)).
 
     Parameters
@@ -93,12 +94,21 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     reg_type : {"lc", "ll"}
     loss : {"squared", "log_loss"}
     working_memory : float, default=None
+    engine : {"numpy", "numba"}, default="numpy"
+        "numba": the compiled loop of :mod:`nlpfeat.kernels._compiled` where it applies.
+    n_jobs : int, default=None
+        Threads of the compiled loop (the numpy path ignores it).
 
     Returns
     -------
     losses : ndarray of shape (n_grid,)
         Mean squared LOO error (mean over samples and outputs) or mean LOO log loss.
     """
+    if engine == "numba":
+        from nlpfeat.kernels import _compiled
+        if _compiled.supports(kern, X, metric):
+            return _compiled.loo_grid(X, Y, kern, metric, grid, reg_type=reg_type, loss=loss,
+                                      working_memory=working_memory, n_jobs=n_jobs)
     n, k = Y.shape
     scales = _ray_scales(grid)
     per_feature = scales is None or (metric == "product" and kern.family != "gaussian")
@@ -157,7 +167,7 @@ def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
-            working_memory=None, max_iter=100):
+            working_memory=None, max_iter=100, engine="numpy", n_jobs=None):
     """Per-feature bandwidths minimising the LOO loss by L-BFGS on ``log h``.
 
     The analytic gradient: with normalised weights ``w_ij``, predictions
@@ -166,6 +176,8 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     ``dl_ij/dlog h_f = -(dlog K/du) / u * (x_if - x_jf)^2 / h_f^2`` (radial kernels).
     For ``reg_type="ll"`` the first factor comes from the local linear fit instead
     (see :mod:`nlpfeat.kernels._ll_grad`).
+
+    ``engine`` and ``n_jobs`` as in :func:`loo_grid`.
 
     Returns
     -------
@@ -176,7 +188,16 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     kern.dlog_k_du(np.zeros(1))  # raises a clear ValueError for a kernel without gradient
     # Optimise t = log(h / h_start) from 0: the path does not depend on the units of X.
     h0 = np.atleast_1d(h_start).astype(np.float64)
-    res = minimize(_ard_objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
+    objective = _ard_objective
+    if engine == "numba" and reg_type == "lc":
+        from nlpfeat.kernels import _compiled
+        if _compiled.supports(kern, X, metric):
+            compiled, log_h0 = _compiled.ard_objective(n_jobs), np.log(h0)
+
+            def objective(t, h0, X, Y, kern, metric, loss, working_memory, reg_type):
+                # log h = t + log h0: the gradient in t is the gradient in log h.
+                return compiled(t + log_h0, X, Y, kern, metric, loss, working_memory)
+    res = minimize(objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
                    bounds=[(-12.0, 12.0)] * h0.size,
                    args=(h0, X, Y, kern, metric, loss, working_memory, reg_type),
                    options={"maxiter": max_iter})

@@ -12,6 +12,7 @@ from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_f
 from nlpfeat.kernels import _mixed
 from nlpfeat.kernels._aic import select_aic
 from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
+from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._kernels import Kernel, get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
 from nlpfeat.kernels._pairwise import check_bandwidth
@@ -44,6 +45,7 @@ class NadarayaWatsonMixin:
         "on_empty": [StrOptions({"nearest", "mean", "nan", "raise"})],
         "n_jobs": [Integral, None],
         "var_type": [str, None],
+        "engine": [StrOptions({"auto", "numba", "numpy"})],
     }
 
     def _blas_threads(self):
@@ -87,14 +89,16 @@ class NadarayaWatsonMixin:
         if isinstance(self.bandwidth, str) and self.bandwidth == "aic" and loss != "squared":
             raise ValueError("bandwidth='aic' is a regression criterion (Hurvich's AIC_c); "
                              "use bandwidth='loo' or 'loo-ard' for the classifier.")
+        self.engine_ = resolve_engine(self.engine)
         if _mixed.is_mixed(var_type):  # discrete features: numpy path, see _mixed
+            self.engine_ = "numpy"
             return self._fit_mixed(X, Y, kern, var_type, reg_type, loss)
         self._check_combination(X, kern, reg_type)
         self.bandwidth_, self.loo_scores_, self.bandwidth_grid_ = self._select_bandwidth(
             X, Y, kern, reg_type, loss)
         self.algorithm_ = self._resolve_algorithm(X, kern)
         self._index = NWIndex(X, Y, kern, self.bandwidth_, self.metric, reg_type,
-                              tree=self.algorithm_ == "tree")
+                              tree=self.algorithm_ == "tree", engine=self.engine_)
         self._y_mean = Y.mean(axis=0)
         return self
 
@@ -122,11 +126,13 @@ class NadarayaWatsonMixin:
         grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, 10)
         with self._blas_threads():
             losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
-                              working_memory=self.working_memory)
+                              working_memory=self.working_memory, engine=self.engine_,
+                              n_jobs=self.n_jobs)
             best = grid[int(np.argmin(losses))]
             if bw == "loo-ard":
                 best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,
-                                  reg_type=reg_type, working_memory=self.working_memory)
+                                  reg_type=reg_type, working_memory=self.working_memory,
+                                  engine=self.engine_, n_jobs=self.n_jobs)
         return _squeeze(best), losses, grid
 
     def _fit_mixed(self, X, Y, kern, var_type, reg_type, loss):
