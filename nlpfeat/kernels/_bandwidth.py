@@ -104,7 +104,7 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     losses : ndarray of shape (n_grid,)
         Mean squared LOO error (mean over samples and outputs) or mean LOO log loss.
     """
-    if engine == "numba":
+    if engine == "numba" and reg_type == "lc":   # local linear: numpy (centred min-norm fits)
         from nlpfeat.kernels import _compiled
         if _compiled.supports(kern, X, metric):
             return _compiled.loo_grid(X, Y, kern, metric, grid, reg_type=reg_type, loss=loss,

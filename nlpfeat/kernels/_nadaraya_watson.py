@@ -79,9 +79,10 @@ class NWIndex:
             self.tree = KDTree(Z, metric=tree_metric)
             self.tree_radius = float(np.ldexp(kern.radius, -self.pair.exp2))
         self.compiled = None
-        # (not when the coordinates are stored rescaled by 2**exp2: the numpy path
-        # handles those extreme bandwidths)
-        if engine == "numba" and self.pair.exp2 == 0:
+        # Not when the coordinates are stored rescaled by 2**exp2 (the numpy path handles
+        # those extreme bandwidths), nor for local linear fits (solved on the numpy path in
+        # centred, minimum-norm form, which the compiled normal equations do not follow).
+        if engine == "numba" and self.pair.exp2 == 0 and reg_type == "lc":
             from nlpfeat.kernels import _compiled
             if _compiled.supports(kern, X_fit, metric):
                 self.compiled = _compiled.CompiledNW(self)
@@ -297,7 +298,7 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
         Queries with no training point inside a compact kernel's support (they got
         nearest-neighbour weights).
     """
-    if index.compiled is not None and algorithm != "tree":
+    if getattr(index, "compiled", None) is not None and algorithm != "tree":
         return index.compiled.predict(X, working_memory=working_memory, n_jobs=n_jobs)
     n_q = X.shape[0]
     y_pred = np.empty((n_q, index.n_out))
@@ -329,7 +330,7 @@ def nw_weights(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
     Dense for non-compact kernels; scipy CSR for compact ones (built chunk by chunk).
     ``n_jobs`` as in :func:`nw_predict`.
     """
-    if index.compiled is not None and algorithm != "tree":
+    if getattr(index, "compiled", None) is not None and algorithm != "tree":
         return index.compiled.weights(X, working_memory=working_memory, n_jobs=n_jobs)
     def weights_chunk(rows):
         Zq = index.pair.query(X[rows])
