@@ -64,7 +64,11 @@ def test_gensim_lda_equals_ldamodel_called_directly(lee):
     # gamma): the same fixed point up to gensim's convergence threshold
     gamma, _ = ref.inference(_bow(X))
     np.testing.assert_allclose(theta, gamma / gamma.sum(1, keepdims=True), atol=1e-2)
-    np.testing.assert_array_equal(theta.argmax(1), gamma.argmax(1))
+    # the same dominant topic, up to ties: only where gensim's top two differ by > 2 x atol
+    top2 = np.sort(gamma / gamma.sum(1, keepdims=True), axis=1)[:, -2:]
+    clear = top2[:, 1] - top2[:, 0] > 2e-2
+    assert clear.sum() >= 100
+    np.testing.assert_array_equal(theta.argmax(1)[clear], gamma.argmax(1)[clear])
     np.testing.assert_array_equal(theta[5:9], tm.transform(X[5:9]))  # independent of the batch
 
 
