@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.base import clone
@@ -87,6 +87,8 @@ documents = st.one_of(
 corpora = st.lists(documents, min_size=1, max_size=8)
 #: Text without CJK ideographs, where the default tokenizer is scikit-learn's token_pattern.
 non_cjk_corpora = st.lists(documents.map(lambda d: _CJK_RE.sub(" ", d)), min_size=1, max_size=8)
+non_cjk_corpora = st.one_of(non_cjk_corpora, non_cjk_corpora.map(
+    lambda docs: docs + ["The cat sat on the mat.", "the dog sat"]))   # more fitted cases
 #: A corpus with at least one token, so that fitting cannot meet an empty vocabulary.
 nonempty_corpora = corpora.map(lambda docs: docs + ["the cat sat on the mat"])
 
@@ -102,6 +104,7 @@ bow_params = st.fixed_dictionaries({
 def _fit_or_empty(est, docs, fit_method="fit_transform"):
     """Fit; return None when no document has a feature (then a ValueError is the answer)."""
     features = sum(len(est.build_analyzer()(d)) for d in docs)
+    event("empty vocabulary" if features == 0 else "fitted")
     if features == 0:
         with pytest.raises(ValueError, match="Empty vocabulary"):
             getattr(est, fit_method)(docs)
@@ -147,7 +150,6 @@ def test_tfidf_rows_have_unit_norm_or_are_zero(docs, new_docs, params):
         norms = np.sqrt(np.asarray(Xt.multiply(Xt).sum(axis=1)).ravel())
         assert np.isfinite(Xt.data).all()
         np.testing.assert_allclose(norms[norms > 0], 1.0, rtol=1e-12)
-        assert np.all((norms == 0) | (norms > 0.5))
 
 
 parity_params = st.fixed_dictionaries({
@@ -174,6 +176,7 @@ def _both(ours, theirs, docs):
         except ValueError:
             results.append(None)
     assert (results[0] is None) == (results[1] is None), results
+    event(f"{type(ours).__name__}: {'ValueError' if results[0] is None else 'fitted'}")
     return results
 
 
@@ -279,6 +282,7 @@ def test_text_generator_gives_the_same_result_as_a_list(name, docs):
     make = lambda: _text_estimators()[name]  # noqa: E731
     expected = _result_or_error(lambda: make().fit_transform(list(docs)))
     got = _result_or_error(lambda: make().fit_transform(iter(list(docs))))
+    event("ValueError" if isinstance(expected, ValueError) else "fitted")
     if isinstance(expected, ValueError):
         assert isinstance(got, ValueError), got
         return
@@ -286,6 +290,33 @@ def test_text_generator_gives_the_same_result_as_a_list(name, docs):
     fitted = make().fit(list(docs))
     _same_output(make().fit(iter(list(docs))).transform(list(docs)), fitted.transform(docs))
     _same_output(fitted.transform(d for d in docs), fitted.transform(list(docs)))
+
+
+EMPTY_XFAIL = {
+    "TfidfVectorizer": "transform([]) fails inside normalize ('Found array with 0 sample(s)')",
+    "Collocations": "transform([]) returns [[]], a document that was not given",
+    "PMIEmbedding": "transform([]) fails inside normalize ('Found array with 0 sample(s)')",
+    "TopicModel": "fitted on token lists, transform([]) fails with 'Expected 2D array, got "
+                  "1D array' and transform([[]]) with 'Found array with 0 feature(s)'",
+}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(
+        strict=True, reason=f"{EMPTY_XFAIL[n]}; being fixed in branch ttrust"))
+    if n in EMPTY_XFAIL else n
+    for n in _text_estimators()])
+@examples(40)
+@given(docs=nonempty_corpora, new_docs=st.lists(documents, max_size=5))
+@counted
+def test_text_transform_gives_one_output_per_document(name, docs, new_docs):
+    """Never a document lost, merged or added; an empty corpus gives zero rows."""
+    fitted = _result_or_error(lambda: _text_estimators()[name].fit(_as_input(name, docs)))
+    if isinstance(fitted, ValueError):   # a degenerate random corpus for this estimator
+        return
+    out = fitted.transform(_as_input(name, new_docs))
+    assert (len(out) if isinstance(out, list) else out.shape[0]) == len(new_docs)
 
 
 # ----------------------------------------------------------------------------------------
