@@ -50,6 +50,7 @@ def examples(n, *, shrink=True):
     return settings(PROPERTY, max_examples=n, report_multiple_bugs=False,
                     phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
+
 _RUNNING = [0]  # examples run by the current test; tests/conftest.py reports the totals
 
 
@@ -105,15 +106,15 @@ bow_params = st.fixed_dictionaries({
 })
 
 
-def _fit_or_empty(est, docs, fit_method="fit_transform"):
-    """Fit; return None when no document has a feature (then a ValueError is the answer)."""
+def _fit_or_empty(est, docs):
+    """fit_transform; None when no document has a feature (then a ValueError is the answer)."""
     features = sum(len(est.build_analyzer()(d)) for d in docs)
     event("empty vocabulary" if features == 0 else "fitted")
     if features == 0:
         with pytest.raises(ValueError, match="Empty vocabulary"):
-            getattr(est, fit_method)(docs)
+            est.fit_transform(docs)
         return None
-    return getattr(est, fit_method)(docs)
+    return est.fit_transform(docs)
 
 
 @examples(700)
@@ -245,21 +246,21 @@ def _result_or_error(fn):
         return exc
 
 
-PICKLE_NAMES = ["BagOfWords", "TfidfVectorizer", "PositionalBagOfWords",
-                "LocallyWeightedBagOfWords", "KernelAttentionPooling", "Collocations"]
-
-
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("name", PICKLE_NAMES)
-@examples(100)
+@pytest.mark.parametrize("name", list(_text_estimators()))
+@examples(70)
 @given(docs=nonempty_corpora, new_docs=corpora)
 @counted
 def test_text_pickle_and_clone_round_trips_are_identical(name, docs, new_docs):
-    est = _text_estimators()[name]
-    fitted = est.fit(docs)
+    if name == "TopicModel":   # only empty token lists: a known bug, tested below
+        new_docs = new_docs + ["the cat"]
+    docs, new_docs = _as_input(name, docs), _as_input(name, new_docs)
+    fitted = _result_or_error(lambda: _text_estimators()[name].fit(docs))
+    event("ValueError" if isinstance(fitted, ValueError) else "fitted")
+    if isinstance(fitted, ValueError):   # a degenerate random corpus for this estimator
+        return
     expected = fitted.transform(new_docs)
     _same_output(pickle.loads(pickle.dumps(fitted)).transform(new_docs), expected)
-    assert clone(fitted).get_params().keys() == est.get_params().keys()
     _same_output(clone(fitted).fit(docs).transform(new_docs), expected)
 
 
@@ -367,10 +368,13 @@ def _assert_rows_are_distributions(W):
 
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
 @examples(700)
-@given(nw_data(), st.sampled_from(KERNELS), st.sampled_from(["euclidean", "product"]))
+@given(nw_data(), st.sampled_from(KERNELS),
+       st.sampled_from(["euclidean", "product", "cosine"]))
 @counted
 def test_nw_local_constant_predictions_lie_in_the_target_range(data, kernel, metric):
     X, y, Xq, bandwidth = data
+    if metric == "cosine" and isinstance(bandwidth, list):   # one scalar for this metric
+        bandwidth = bandwidth[0]
     reg = _fit_nw(NadarayaWatsonRegressor(kernel, bandwidth, metric=metric), X, y)
     if reg is None:
         return
