@@ -470,22 +470,41 @@ IN_RANGE = st.integers(-100, 100)
 BEYOND = st.one_of(st.integers(-300, -101), st.integers(101, 300))
 
 
-def _nw_scaled(Est, kernel, metric, data, ex, ey):
-    """(prediction at unit scale, prediction with X, Xq, bandwidth * 10**ex and y * 10**ey)."""
-    X, y, Xq, bandwidth = data
-    sx, sy = 10.0 ** ex, 10.0 ** ey
-    method = "predict" if Est is NadarayaWatsonRegressor else "predict_proba"
-    base = getattr(Est(kernel, bandwidth, metric=metric).fit(X, y), method)(Xq)
-    scaled_y = y * sy if Est is NadarayaWatsonRegressor else y
-    scaled = getattr(Est(kernel, np.multiply(bandwidth, sx), metric=metric)
-                     .fit(X * sx, scaled_y), method)(Xq * sx)
-    return base, scaled, (sy if Est is NadarayaWatsonRegressor else 1.0)
-
-
 def _assert_scale_invariant(base, scaled, factor, y):
     assert np.isfinite(scaled).all(), scaled
     np.testing.assert_allclose(scaled, base * factor, rtol=1e-9,
                                atol=1e-9 * np.abs(y).max() * factor)
+
+
+def _check_nw_scale_contract(Est, kernel, metric, data, ex, ey=0):
+    """Predictions (class probabilities) with X, Xq and the bandwidth times 10**ex, and y
+    times 10**ey (regressor), equal 10**ey times those at unit scale, to 1e-9 relative.
+
+    Up to ties: a query outside a compact kernel's support gets its nearest training
+    point(s), and training points whose scaled distances agree to 1e-9 may swap places
+    when rescaling rounds them; such a query may get any weighting of their targets.
+    """
+    X, y, Xq, bandwidth = data
+    sx = 10.0 ** ex
+    if Est is NadarayaWatsonRegressor:
+        sy, Y, method = 10.0 ** ey, y[:, None], "predict"
+    else:
+        y = np.round(y) % 3
+        sy, Y, method = 1.0, (y[:, None] == np.unique(y)).astype(float), "predict_proba"
+    base = getattr(Est(kernel, bandwidth, metric=metric).fit(X, y), method)(Xq)
+    scaled = getattr(Est(kernel, np.multiply(bandwidth, sx), metric=metric)
+                     .fit(X * sx, y * sy), method)(Xq * sx)
+    base, scaled = base.reshape(len(Xq), -1), scaled.reshape(len(Xq), -1)
+    assert np.isfinite(scaled).all(), scaled
+    tol = 1e-9 * np.abs(Y).max()
+    close = np.isclose(scaled, base * sy, rtol=1e-9, atol=tol * sy).all(axis=1)
+    for i in np.flatnonzero(~close):
+        d2 = (((Xq[i] - X) / bandwidth) ** 2).sum(axis=1)
+        tied = Y[d2 <= d2.min() * (1 + 1e-9)]
+        lo, hi = tied.min(axis=0) - tol, tied.max(axis=0) + tol
+        assert len(np.unique(tied, axis=0)) > 1, (i, base[i], scaled[i] / sy)
+        for row in (base[i], scaled[i] / sy):
+            assert np.all((row >= lo) & (row <= hi)), (i, row, tied)
 
 
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
@@ -495,10 +514,7 @@ def _assert_scale_invariant(base, scaled, factor, y):
        metric=st.sampled_from(["euclidean", "product"]), ex=IN_RANGE, ey=IN_RANGE)
 @counted
 def test_nw_scale_contract_in_range(Est, data, kernel, metric, ex, ey):
-    y = data[1] if Est is NadarayaWatsonRegressor else np.round(data[1]) % 3
-    data = (data[0], y, data[2], data[3])
-    base, scaled, factor = _nw_scaled(Est, kernel, metric, data, ex, ey)
-    _assert_scale_invariant(base, scaled, factor, y)
+    _check_nw_scale_contract(Est, kernel, metric, data, ex, ey)
 
 
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
@@ -509,13 +525,10 @@ def test_nw_scale_contract_in_range(Est, data, kernel, metric, ex, ey):
 @counted
 def test_nw_scale_contract_beyond_range_is_correct_or_a_value_error(Est, data, kernel, metric,
                                                                     ex):
-    y = data[1] if Est is NadarayaWatsonRegressor else np.round(data[1]) % 3
-    data = (data[0], y, data[2], data[3])
     try:
-        base, scaled, factor = _nw_scaled(Est, kernel, metric, data, ex, 0)
-    except ValueError:
-        return
-    _assert_scale_invariant(base, scaled, factor, y)
+        _check_nw_scale_contract(Est, kernel, metric, data, ex)
+    except ValueError as exc:   # allowed beyond the range; none is raised today
+        event(f"ValueError: {str(exc)[:40]}")
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
