@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import Phase, event, given, settings
+from hypothesis import Phase, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.base import clone
@@ -281,6 +281,7 @@ GENERATOR_XFAIL = {
     for n in _text_estimators()])
 @examples(60, shrink=False)
 @given(docs=nonempty_corpora)
+@example(docs=["the cat sat on the mat", "a dog"])
 @counted
 def test_text_generator_gives_the_same_result_as_a_list(name, docs):
     docs = _as_input(name, docs)
@@ -314,6 +315,8 @@ EMPTY_XFAIL = {
     for n in _text_estimators()])
 @examples(40, shrink=False)
 @given(docs=nonempty_corpora, new_docs=st.lists(documents, max_size=5))
+@example(docs=["the cat sat on the mat"], new_docs=[])
+@example(docs=["the cat sat on the mat"], new_docs=[""])
 @counted
 def test_text_transform_gives_one_output_per_document(name, docs, new_docs):
     """Never a document lost, merged or added; an empty corpus gives zero rows."""
@@ -540,6 +543,8 @@ def test_nw_scale_contract_beyond_range_is_correct_or_a_value_error(Est, data, k
 @pytest.mark.parametrize("Est", [AttentionRegressor, SequenceAttentionRegressor])
 @examples(100, shrink=False)
 @given(data=nw_data(bandwidths=False, max_n=10, max_d=2), ex=IN_RANGE, ey=IN_RANGE)
+@example(data=(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), np.array([[0.0]]), 1.0), ex=-15,
+         ey=0)
 @counted
 def test_attention_scale_contract_in_range(Est, data, ex, ey):
     """Rescaling X leaves predictions unchanged; targets of any magnitude give finite ones.
@@ -571,6 +576,8 @@ NW_TINY_BANDWIDTH = ("a bandwidth far below the data's spacing overflows the squ
 @examples(150, shrink=False)
 @given(data=nw_data(bandwidths=False), kernel=st.sampled_from(KERNELS), ex=IN_RANGE,
        eh=IN_RANGE, ey=IN_RANGE)
+@example(data=(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), np.array([[0.9]]), 1.0),
+         kernel="gaussian", ex=100, eh=-100, ey=0)
 @counted
 def test_nw_scale_contract_independent_magnitudes(Est, data, kernel, ex, eh, ey):
     """X, bandwidth and y each anywhere in 1e-100..1e100: finite outputs, invariants hold."""
@@ -595,6 +602,8 @@ def test_nw_scale_contract_independent_magnitudes(Est, data, kernel, ex, eh, ey)
 @examples(150, shrink=False)
 @given(data=nw_data(bandwidths=False), kernel=st.sampled_from(KERNELS),
        eh=st.one_of(st.integers(-300, -30), st.integers(30, 300)))
+@example(data=(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), np.array([[0.9]]), 1.0),
+         kernel="epanechnikov", eh=-160)
 @counted
 def test_nw_extreme_bandwidths_give_their_limits(Est, data, kernel, eh):
     """A bandwidth 1e30 times the data's scale or more gives the training mean (class
