@@ -44,7 +44,6 @@ def assert_best_is_argmax():
 # the totals, by test outcome, are printed at the end of the run.
 import collections  # noqa: E402
 
-
 _RUNNING = pytest.StashKey[list]()                   # [examples run by the current test]
 _TOTALS = pytest.StashKey[collections.Counter]()     # outcome -> examples
 
