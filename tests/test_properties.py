@@ -268,10 +268,12 @@ def test_text_pickle_and_clone_round_trips_are_identical(name, docs, new_docs):
 
 GENERATOR_XFAIL = {
     "Collocations": "fit_transform(generator) returns [[]]: the documents are lost",
-    "PMIEmbedding": "fit(generator) reads the generator twice and fails with an internal "
-                    "'Found array with 0 sample(s)'",
-    "TopicModel": "fit(generator) fails with an internal TypeError (float() argument ... "
-                  "'list_iterator')",
+    "PMIEmbedding": "fit_transform(generator) reads the generator twice; the second pass is "
+                    "empty and fails inside normalize ('Found array with 0 sample(s)')",
+    "TopicModel": "fit_transform(generator of token lists) loses documents ('n_topics=2 "
+                  "exceeds the vocabulary size (n_features=1)' for the tokens of 'the cat sat on "
+                  "the mat' and 'a dog') and transform(generator) fails inside check_array (TypeError: "
+                  "float() argument ... 'list_iterator')",
 }
 
 
