@@ -577,8 +577,6 @@ def test_attention_scale_contract_in_range(Est, data, ex, ey):
 
 # Regression examples: before the fix merged from branch ktrust, a bandwidth far below the
 # data's spacing overflowed the squared scaled distances and predicted the mean or NaN.
-
-
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
 @pytest.mark.parametrize("Est", [NadarayaWatsonRegressor, NadarayaWatsonClassifier])
 @examples(150)
@@ -614,13 +612,19 @@ def test_nw_scale_contract_independent_magnitudes(Est, data, kernel, ex, eh, ey)
 @counted
 def test_nw_extreme_bandwidths_give_their_limits(Est, data, kernel, eh):
     """A bandwidth 1e30 times the data's scale or more gives the training mean (class
-    frequencies), 1e30 times smaller or less the nearest neighbour (up to ties)."""
+    frequencies), 1e30 times smaller or less the nearest neighbour (up to ties); beyond
+    1e-100..1e100 a clear ValueError is allowed instead."""
     X, y, Xq, _ = data
     Y = y[:, None] if Est is NadarayaWatsonRegressor else (
         np.round(y)[:, None] % 3 == np.unique(np.round(y) % 3)).astype(float)
-    est = Est(kernel, 10.0 ** eh).fit(X, y if Est is NadarayaWatsonRegressor
-                                      else np.round(y) % 3)
-    got = est.predict(Xq) if Est is NadarayaWatsonRegressor else est.predict_proba(Xq)
+    try:
+        est = Est(kernel, 10.0 ** eh).fit(X, y if Est is NadarayaWatsonRegressor
+                                          else np.round(y) % 3)
+        got = est.predict(Xq) if Est is NadarayaWatsonRegressor else est.predict_proba(Xq)
+    except ValueError:
+        if abs(eh) <= 100:
+            raise
+        return
     got = got.reshape(len(Xq), -1)
     if eh > 0:
         np.testing.assert_allclose(got, np.broadcast_to(Y.mean(axis=0), got.shape),
