@@ -578,12 +578,19 @@ def test_attention_scale_contract_in_range(Est, data, ex, ey):
 # Regression examples: before the fix merged from branch ktrust, a bandwidth far below the
 # data's spacing overflowed the squared scaled distances and predicted the mean or NaN.
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
+@pytest.mark.xfail(strict=True, reason="data 1e87 times the bandwidth overflow inside the "
+                   "fused weights: NadarayaWatsonRegressor('gaussian', 1.0).fit([[0.0], [1e87]], "
+                   "[0.0, 1.0]).predict([[0.0]]) raises RuntimeWarning 'invalid value encountered "
+                   "in matmul' ('biweight': 'overflow encountered in multiply'); found on main "
+                   "after merging branch ktrust, not yet fixed in any branch")
 @pytest.mark.parametrize("Est", [NadarayaWatsonRegressor, NadarayaWatsonClassifier])
-@examples(150)
+@examples(150, shrink=False)
 @given(data=nw_data(bandwidths=False), kernel=st.sampled_from(KERNELS), ex=IN_RANGE,
        eh=IN_RANGE, ey=IN_RANGE)
 @example(data=(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), np.array([[0.9]]), 1.0),
          kernel="gaussian", ex=100, eh=-100, ey=0)
+@example(data=(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), np.array([[0.0]]), 1.0),
+         kernel="gaussian", ex=87, eh=0, ey=0)
 @counted
 def test_nw_scale_contract_independent_magnitudes(Est, data, kernel, ex, eh, ey):
     """X, bandwidth and y each anywhere in 1e-100..1e100: finite outputs, invariants hold."""
