@@ -55,3 +55,35 @@ def torch_one_thread():
 def _torch_one_thread_autouse(torch_one_thread):
     """For modules that use torch in every test: ``pytestmark = usefixtures(...)``."""
     return torch_one_thread
+
+
+# Property tests (tests/test_properties.py) count the examples hypothesis runs through them;
+# the totals, by test outcome, are printed at the end of the run.
+import collections  # noqa: E402
+
+_RUNNING = pytest.StashKey[list]()                   # [examples run by the current test]
+_TOTALS = pytest.StashKey[collections.Counter]()     # outcome -> examples
+
+
+@pytest.fixture(scope="session")
+def hypothesis_example_counter(request):
+    """A one-item list; a property test adds 1 to it per example it runs."""
+    return request.config.stash.setdefault(_RUNNING, [0])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    running = item.config.stash.get(_RUNNING, None)
+    if call.when == "call" and running and running[0]:
+        report = outcome.get_result()
+        kind = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+        item.config.stash.setdefault(_TOTALS, collections.Counter())[kind] += running[0]
+        running[0] = 0
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    totals = config.stash.get(_TOTALS, None)
+    if totals:
+        terminalreporter.write_line("hypothesis examples run: " + ", ".join(
+            f"{n} in {kind} tests" for kind, n in sorted(totals.items())))
