@@ -28,6 +28,7 @@ from nlpfeat.text._analyzer import (
     warn_unused,
     warn_user,
 )
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, transform_bag
 from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._streaming import TermCounts, check_working_memory, chunk_tokens, count_terms
 from nlpfeat.text._vocabulary import (
@@ -94,8 +95,11 @@ class CountingVectorizerMixin(TextMixin):
         self._check_params_at_fit()
         counts = self._new_term_counts()
         builder = CsrBuilder(dtype) if keep_matrix else None
-        count_terms(self._iter_docs(X), counts, analyze=self._feature_fn(),
-                    working_memory=self.working_memory, builder=builder)
+        if is_dask_bag(X):
+            counts = bag_term_counts(self, X)
+        else:
+            count_terms(self._iter_docs(X), counts, analyze=self._feature_fn(),
+                        working_memory=self.working_memory, builder=builder)
         check_corpus_nonempty(counts.n_documents)
         new_of_old = self._learn_vocabulary(counts, strict=True)
         self._term_counts = counts
@@ -124,8 +128,11 @@ class CountingVectorizerMixin(TextMixin):
         if first:
             self._check_params_at_fit()
         batch = self._new_term_counts()
-        count_terms(self._iter_docs(X), batch, analyze=self._feature_fn(),
-                    working_memory=self.working_memory)
+        if is_dask_bag(X):
+            batch = bag_term_counts(self, X)
+        else:
+            count_terms(self._iter_docs(X), batch, analyze=self._feature_fn(),
+                        working_memory=self.working_memory)
         if first:
             check_corpus_nonempty(batch.n_documents)
             counts = batch
@@ -379,7 +386,12 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     accumulated counts, exactly as ``fit`` applies them to the whole corpus. A term pruned
     after one batch may come back after the next. If pruning leaves no term yet,
     ``vocabulary_`` is empty and ``transform`` raises until more batches are given. A
-    ``dask.bag.Bag`` of documents is also accepted (see :func:`nlpfeat.text.fit_bag`).
+    ``dask.bag.Bag`` of documents (e.g. ``dask.bag.read_text("corpus-*.txt.gz")``; one
+    trailing line break of each document is removed) is accepted by ``fit``,
+    ``partial_fit``, ``fit_transform`` and ``transform`` (``pip install "nlpfeat[dask]"``):
+    the partitions are counted on the workers and merged by a tree reduction, so the
+    fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
+    returns a ``dask.array`` of CSR blocks.
     Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
     ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.
 
@@ -492,7 +504,10 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag (see ``transform``).
         """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
         counts = self._fit_counts(X)
         return finish_counts(counts, norm=self.norm, dtype=self.dtype)
 
@@ -506,6 +521,11 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            For a dask bag, a ``dask.array`` with one CSR block per partition (rows in the
+            bag's order, row counts unknown until computed), as dask-ml's
+            ``CountVectorizer``; ``.compute()`` gives the CSR matrix.
         """
+        if is_dask_bag(X):
+            return transform_bag(self, X)
         counts = self._transform_counts(X)
         return finish_counts(counts, norm=self.norm, dtype=self.dtype)

@@ -12,6 +12,7 @@ from nlpfeat.text._bow import (
     CountingVectorizerMixin,
     finish_counts,
 )
+from nlpfeat.text._dask import is_dask_bag, transform_bag
 
 __all__ = ["PositionalBagOfWords", "position_values"]
 
@@ -223,7 +224,10 @@ vocabulary, dtype, working_memory
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
         return finish_counts(self._fit_counts(X), norm=self.norm, dtype=self.dtype)
 
     def transform(self, X):
@@ -236,7 +240,10 @@ vocabulary, dtype, working_memory
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
+        if is_dask_bag(X):
+            return transform_bag(self, X)
         return finish_counts(self._transform_counts(X), norm=self.norm, dtype=self.dtype)
 
 

@@ -5,6 +5,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from nlpfeat._validation import Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._analyzer import warn_unused, warn_user
 from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
+from nlpfeat.text._dask import is_dask_bag, transform_bag
 from nlpfeat.text._vocabulary import terms_in_column_order
 from nlpfeat.text._weighting import (
     bm25_idf,
@@ -343,7 +344,10 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
         counts = self._fit_counts(X, dtype=np.float64)
         self._fit_weights()
         return self._weigh(counts)
@@ -358,8 +362,11 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
         check_is_fitted(self, "idf_")
+        if is_dask_bag(X):
+            return transform_bag(self, X)
         return self._weigh(self._transform_counts(X, dtype=np.float64))
 
     def _fit_weights(self):

@@ -22,6 +22,7 @@ __all__ = [
     "CsrBuilder",
     "growing_vocabulary",
     "document_error",
+    "error_with_context",
     "remap_columns",
     "prune_mask",
     "sort_vocabulary",
@@ -195,9 +196,14 @@ def document_error(exc, index):
     The exception keeps its type when it can be rebuilt from one message (ValueError,
     TypeError, ...); otherwise (Python 3.11+) the position is added as a note.
     """
-    message = f"Document {index}: {exc}"
     if str(exc).startswith(f"Document {index}"):
         return exc
+    return error_with_context(exc, f"Document {index}")
+
+
+def error_with_context(exc, where):
+    """``exc`` with ``"<where>: "`` before its message (same type), or as a note."""
+    message = f"{where}: {exc}"
     try:
         new = type(exc)(message)
     except Exception:
@@ -205,7 +211,7 @@ def document_error(exc, index):
     if new is not None and str(new) == message:
         return new
     if hasattr(exc, "add_note"):
-        exc.add_note(f"(raised while processing document {index})")
+        exc.add_note(f"(raised at {where})")
     return exc
 
 
