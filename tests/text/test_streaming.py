@@ -247,3 +247,42 @@ def test_transform_memory_is_the_output_plus_the_budget():
     assert output_bytes > 14 * 2**20
     # no second full copy of the output (concatenating per-chunk arrays took 1.55x + 2 MiB)
     assert peak < 1.4 * output_bytes + 2 * 2**20
+
+
+# ----------------------------------------------------------------------------- CLI --stream
+def _cli(*argv):
+    from nlpfeat.cli import main
+    return main([str(a) for a in argv])
+
+
+@pytest.mark.parametrize("kind", ["bow", "pbow", "tfidf"])
+def test_cli_stream_writes_the_same_npz_in_chunks(tmp_path, docs, kind):
+    import gzip
+    path = tmp_path / "corpus.txt.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("\n".join(docs) + "\n")
+    plain = tmp_path / "corpus.txt"
+    plain.write_text("\n".join(docs) + "\n", encoding="utf-8")
+    assert _cli("features", plain, "--kind", kind, "--min-df", 2, "-o", tmp_path / "a.npz") == 0
+    assert _cli("features", path, "--kind", kind, "--min-df", 2, "--stream", "--chunk-docs", 7,
+                "-o", tmp_path / "b.npz") == 0
+    a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
+    assert sorted(a.files) == sorted(b.files)
+    for key in ("shape", "indices", "indptr", "feature_names", "doc_ids"):
+        np.testing.assert_array_equal(a[key], b[key])
+    np.testing.assert_allclose(a["data"], b["data"], rtol=1e-12)
+    X = sp.load_npz(tmp_path / "b.npz")
+    assert X.shape == (len(docs), len(b["feature_names"]))
+
+
+def test_cli_stream_skips_blank_lines_and_refuses_stdin_and_pmi(tmp_path, capsys):
+    path = tmp_path / "c.txt"
+    path.write_text("the cat sat\n\nthe dog ran\r\n", encoding="utf-8")
+    assert _cli("features", path, "--kind", "bow", "--stream", "--skip-blank",
+                "-o", tmp_path / "x.npz") == 0
+    assert list(np.load(tmp_path / "x.npz")["doc_ids"]) == ["1", "3"]
+    assert "skipped 1 blank" in capsys.readouterr().err
+    for argv in (["-", "--kind", "bow"], [path, "--kind", "pmi"]):
+        with pytest.raises(SystemExit):
+            _cli("features", *argv, "--stream", "-o", tmp_path / "y.npz")
+        assert "--stream" in capsys.readouterr().err
