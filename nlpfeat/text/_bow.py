@@ -30,7 +30,12 @@ from nlpfeat.text._analyzer import (
 )
 from nlpfeat.text._dask import bag_term_counts, is_dask_bag, transform_bag
 from nlpfeat.text._documents import check_corpus_nonempty
-from nlpfeat.text._streaming import TermCounts, check_working_memory, chunk_tokens, count_terms
+from nlpfeat.text._streaming import (
+    TermCounts,
+    check_working_memory,
+    chunk_tokens,
+    count_terms,
+)
 from nlpfeat.text._vocabulary import (
     CsrBuilder,
     check_df_bounds,
@@ -379,7 +384,8 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     **Streaming.** ``X`` may be any iterable of documents, e.g. a lazily read
     :class:`nlpfeat.datasets.Corpus`; it is read once. ``fit`` keeps only per-term
     statistics (document frequency and number of occurrences), never the document-term
-    matrix. ``partial_fit`` adds a batch to these statistics (they are sums, so ``fit`` on
+    matrix. The vocabulary is never pruned while counting (gensim's ``prune_at``), so
+    every result is exact; its memory is part of the model. ``partial_fit`` adds a batch to these statistics (they are sums, so ``fit`` on
     a corpus and ``partial_fit`` over any split of it give the same vocabulary, bit for
     bit); after each batch the vocabulary is re-derived from all the statistics so far:
     terms sorted, then ``min_df``, ``max_df`` and ``max_features`` applied to the

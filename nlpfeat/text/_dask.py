@@ -16,6 +16,8 @@ Another estimator built on :class:`TermCounts` adopts this with
 ``bag_term_counts(estimator, bag, count_partition)`` where ``count_partition(estimator,
 docs)`` returns the partition's ``TermCounts`` (or any object with ``merge``).
 """
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
@@ -38,7 +40,7 @@ def is_dask_bag(X):
 def _require_dask():
     try:
         import dask
-        import dask.array  # noqa: F401
+        import dask.array
     except ImportError:  # pragma: no cover - dask is installed with the extra
         raise ImportError(
             'A dask bag needs dask: pip install "nlpfeat[dask]".'
@@ -124,6 +126,14 @@ def _transform_partition(estimator, index, docs):
         raise error_with_context(exc, f"Partition {index} of the bag") from exc
 
 
+def _without_statistics(estimator):
+    """A shallow copy without the counts ``partial_fit`` accumulates (transform needs only
+    the vocabulary and weights): less to send to every worker."""
+    light = copy.copy(estimator)
+    light.__dict__.pop("_term_counts", None)
+    return light
+
+
 def transform_bag(estimator, bag):
     """``dask.array`` of the fitted ``estimator``'s CSR blocks, one per partition of ``bag``.
 
@@ -135,7 +145,7 @@ def transform_bag(estimator, bag):
 
     meta = estimator.transform([])          # checks that it is fitted; (0, n_features)
     meta = sp.csr_matrix(meta)
-    fitted = dask.delayed(estimator, pure=True)
+    fitted = dask.delayed(_without_statistics(estimator), pure=True)
     blocks = [
         da.from_delayed(dask.delayed(_transform_partition, pure=True)(fitted, i, part),
                         shape=(np.nan, meta.shape[1]), dtype=meta.dtype, meta=meta)

@@ -9,8 +9,8 @@ dask = pytest.importorskip("dask")
 db = pytest.importorskip("dask.bag")
 distributed = pytest.importorskip("distributed")
 
-from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer  # noqa: E402
-from nlpfeat.text._dask import strip_line_break  # noqa: E402
+from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
+from nlpfeat.text._dask import strip_line_break
 
 WORDS = [f"w{i}" for i in range(300)] + ["Café", "naïve", "NLP", "我", "爱"]
 
