@@ -17,6 +17,7 @@ Another estimator built on :class:`TermCounts` adopts this with
 docs)`` returns the partition's ``TermCounts`` (or any object with ``merge``).
 """
 import copy
+import uuid
 
 import numpy as np
 import scipy.sparse as sp
@@ -108,7 +109,7 @@ def bag_term_counts(estimator, bag, count_partition=count_vectorizer_partition, 
         ``distributed.Client``).
     """
     dask = _require_dask()
-    template = dask.delayed(clone(estimator), pure=True)
+    template = dask.delayed(clone(estimator), name=f"nlpfeat-params-{uuid.uuid4().hex}")
     level = [dask.delayed(_count_partition, pure=True)(count_partition, template, i, part)
              for i, part in enumerate(bag.to_delayed())]
     if not level:
@@ -145,7 +146,9 @@ def transform_bag(estimator, bag):
 
     meta = estimator.transform([])          # checks that it is fitted; (0, n_features)
     meta = sp.csr_matrix(meta)
-    fitted = dask.delayed(_without_statistics(estimator), pure=True)
+    # an explicit name: tokenizing a large vocabulary would cost more than sending it
+    fitted = dask.delayed(_without_statistics(estimator),
+                          name=f"nlpfeat-fitted-{uuid.uuid4().hex}")
     blocks = [
         da.from_delayed(dask.delayed(_transform_partition, pure=True)(fitted, i, part),
                         shape=(np.nan, meta.shape[1]), dtype=meta.dtype, meta=meta)
