@@ -118,8 +118,10 @@ def cmd_features(args, parser):
     from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer, cooccurrence, pmi
 
     output = _output_path(args.output, ".npz")
-    docs, ids = read_documents(args.file, args.skip_blank)
     opts = dict(_text_options(args), ngram_range=tuple(args.ngram))
+    if args.stream:
+        return _features_streamed(args, output, opts)
+    docs, ids = read_documents(args.file, args.skip_blank)
     rows = None
     if args.kind == "pmi":
         texts = docs if args.keep_case else [d.lower() for d in docs]
@@ -146,6 +148,117 @@ def cmd_features(args, parser):
     print(f"wrote a {matrix.shape[0]} x {matrix.shape[1]} {args.kind} {what} matrix "
           f"({matrix.nnz} non-zeros) to {output}; read it with scipy.sparse.load_npz, and "
           "np.load(...)['feature_names'] / ['doc_ids'] (row i is document i of the input)")
+
+
+def _stream_corpus(source, skip_blank):
+    """A re-iterable ``(id, document)`` reader of a file or folder, for ``--stream``."""
+    from nlpfeat._corpus import Corpus
+
+    if source == "-":
+        raise UsageError("--stream reads the corpus twice (fit, then transform); it needs a "
+                         "file or a folder, not stdin.")
+    if not os.path.exists(source):
+        raise UsageError(f"{source}: no such file or directory.")
+    corpus = Corpus(source)
+    folder = os.path.isdir(source)
+
+    class Documents:
+        skipped = 0
+
+        def with_ids(self):
+            self.skipped = 0
+            for name, doc in corpus.iter_with_ids():
+                if skip_blank and not doc.strip():
+                    self.skipped += 1
+                    continue
+                yield (os.path.relpath(name, source) if folder else name[1]), doc
+
+        def __iter__(self):
+            return (doc for _, doc in self.with_ids())
+
+    return Documents()
+
+
+def _features_streamed(args, output, opts):
+    """``features --stream``: fit on a lazy pass, then transform and write chunk by chunk.
+
+    Memory holds the model, one chunk of ``--chunk-docs`` documents and the document ids,
+    never the corpus or the whole matrix: the chunks' arrays go to temporary files next
+    to the output, then into the .npz one block at a time.
+    """
+    import tempfile
+    from itertools import islice
+
+    import numpy as np
+
+    from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
+
+    if args.kind == "pmi":
+        raise UsageError("--stream applies to --kind bow, pbow and tfidf.")
+    docs = _stream_corpus(args.file, args.skip_blank)
+    estimator = {"bow": BagOfWords, "pbow": PositionalBagOfWords,
+                 "tfidf": TfidfVectorizer}[args.kind](min_df=args.min_df, max_df=args.max_df,
+                                                      **opts)
+    estimator.fit(docs)
+    if args.skip_blank and docs.skipped:
+        print(f"{args.file}: skipped {docs.skipped} blank document(s) (--skip-blank)",
+              file=sys.stderr)
+    features = estimator.get_feature_names_out()
+    n_rows, nnz, row_nnz, ids, dtype = 0, 0, [], [], None
+    folder = os.path.dirname(os.path.abspath(output))
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".nlpfeat-") as tmp:
+        data_path, indices_path = os.path.join(tmp, "data"), os.path.join(tmp, "indices")
+        with open(data_path, "wb") as data_fh, open(indices_path, "wb") as indices_fh:
+            pairs = docs.with_ids()
+            while True:
+                chunk = list(islice(pairs, args.chunk_docs))
+                if not chunk:
+                    break
+                X = estimator.transform([doc for _, doc in chunk])
+                dtype = X.dtype
+                data_fh.write(X.data.tobytes())
+                indices_fh.write(X.indices.astype(np.int32, copy=False).tobytes())
+                row_nnz.append(np.diff(X.indptr))
+                ids.extend(str(i) for i, _ in chunk)
+                n_rows += X.shape[0]
+                nnz += X.nnz
+        indptr = np.concatenate([[0]] + row_nnz).cumsum(
+            dtype=np.int32 if nnz < 2**31 else np.int64)
+        arrays = dict(format=np.array("csr"), shape=np.array((n_rows, len(features))),
+                      indptr=indptr, feature_names=np.asarray(features, dtype=str),
+                      doc_ids=np.asarray(ids, dtype=str))
+        raw = {"data": (data_path, np.dtype(dtype or np.float64), nnz),
+               "indices": (indices_path, np.dtype(np.int32), nnz)}
+        _write_npz(output, arrays, raw)
+    print(f"wrote a {n_rows} x {len(features)} {args.kind} document x feature matrix "
+          f"({nnz} non-zeros, in chunks of {args.chunk_docs} documents) to {output}; read it "
+          "with scipy.sparse.load_npz, and np.load(...)['feature_names'] / ['doc_ids'] (row i "
+          "is document i of the input)")
+
+
+def _write_npz(path, arrays, raw, block=1 << 24):
+    """A compressed .npz of ``arrays`` plus ``raw`` arrays copied from files block by block.
+
+    ``raw`` maps a name to ``(file, dtype, length)``: the file holds the array's bytes.
+    """
+    import zipfile
+
+    import numpy as np
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+        for name, array in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.asanyarray(array), allow_pickle=False)
+        for name, (source, dtype, length) in raw.items():
+            header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                      "shape": (int(length),)}
+            with zf.open(name + ".npy", "w", force_zip64=True) as fh, open(source, "rb") as src:
+                np.lib.format.write_array_header_2_0(fh, header)
+                while True:
+                    data = src.read(block)
+                    if not data:
+                        break
+                    fh.write(data)
 
 
 def cmd_collocations(args, parser):
@@ -336,6 +449,12 @@ def _add_corpus_commands(sub):
                    help="for --kind pmi: co-occurrence window (words on each side)")
     p.add_argument("-o", "--output", required=True,
                    help="output .npz file (the suffix is added if missing)")
+    p.add_argument("--stream", action="store_true",
+                   help="for large corpora: read the file or folder lazily twice (fit, then "
+                   "transform) and write the matrix in chunks, so that memory holds the model "
+                   "and one chunk, never the corpus or the whole matrix (bow, pbow, tfidf)")
+    p.add_argument("--chunk-docs", type=_positive_int, default=10000,
+                   help="with --stream: documents transformed and written per chunk")
     _add_text_options(p)
     p.set_defaults(func=cmd_features, subparser=p, flags={"ngram_range": "--ngram"})
 

@@ -2,7 +2,8 @@
 
 ``CountingVectorizerMixin`` is the fit/transform skeleton shared by ``BagOfWords``,
 ``PositionalBagOfWords`` and ``TfidfVectorizer``: documents -> features (``TextMixin``) ->
-counts and vocabulary (``count_matrix``) -> pruning (``prune_vocabulary``).
+counts, a chunk at a time (``count_chunks``) -> statistics (``TermCounts``) -> vocabulary
+pruned from the statistics (``prune_mask``).
 """
 from collections.abc import Mapping
 
@@ -14,6 +15,7 @@ from nlpfeat._validation import (
     HasMethods,
     Integral,
     Interval,
+    Real,
     RealNotInt,
     StrOptions,
     check_array,
@@ -26,12 +28,21 @@ from nlpfeat.text._analyzer import (
     warn_unused,
     warn_user,
 )
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, transform_bag
 from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._streaming import (
+    TermCounts,
+    check_working_memory,
+    chunk_tokens,
+    count_terms,
+)
 from nlpfeat.text._vocabulary import (
+    CsrBuilder,
     check_df_bounds,
     check_vocabulary,
-    count_matrix,
-    prune_vocabulary,
+    count_chunks,
+    prune_mask,
+    remap_columns,
     terms_in_column_order,
 )
 from nlpfeat.text._weighting import normalize_rows
@@ -53,6 +64,7 @@ COUNTING_PARAMETER_CONSTRAINTS = {
     "vocabulary": [Mapping, HasMethods("__iter__"), None],
     "binary": ["boolean"],
     "dtype": "no_validation",  # checked by numpy when the matrix is cast
+    "working_memory": [Interval(Real, 0, None, closed="neither"), None],
 }
 
 
@@ -61,6 +73,7 @@ class CountingVectorizerMixin(TextMixin):
 
     def _check_params_at_fit(self):
         self._check_text_params()
+        check_working_memory(self.working_memory)
         check_df_bounds(self.min_df, self.max_df)
         try:
             np.dtype(self.dtype)
@@ -74,31 +87,118 @@ class CountingVectorizerMixin(TextMixin):
                 if is_set:
                     warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
 
-    def _fit_counts(self, X, dtype=np.int64):
-        """Count ``X``, learn (or check) the vocabulary, prune it; set ``vocabulary_``."""
+    def _needs_xlogx(self):
+        """Whether the statistics must include ``sum tf ln tf`` (log-entropy weights)."""
+        return False
+
+    def _fit_counts(self, X, dtype=np.int64, keep_matrix=True):
+        """Count ``X`` a chunk at a time, learn (or check) the vocabulary and prune it.
+
+        Sets ``vocabulary_``, ``fixed_vocabulary_`` and the statistics that ``partial_fit``
+        accumulates; returns the pruned document-term matrix (None if not ``keep_matrix``).
+        """
         self._check_params_at_fit()
+        counts = self._new_term_counts()
+        builder = CsrBuilder(dtype) if keep_matrix else None
+        if is_dask_bag(X):
+            counts = bag_term_counts(self, X)
+        else:
+            count_terms(self._iter_docs(X), counts, analyze=self._feature_fn(),
+                        working_memory=self.working_memory, builder=builder)
+        check_corpus_nonempty(counts.n_documents)
+        new_of_old = self._learn_vocabulary(counts, strict=True)
+        self._term_counts = counts
+        if builder is None:
+            return None
+        X = builder.to_csr(counts.n_terms)
+        if self.binary:
+            X.data.fill(1)
+        if new_of_old is not None:
+            X = remap_columns(X, new_of_old, len(self.vocabulary_))
+        return X
+
+    def _new_term_counts(self):
         fixed = None if self.vocabulary is None else check_vocabulary(self.vocabulary)
         if fixed is not None:
             self._warn_upper_case(fixed)
-        analyze = self._feature_fn()
-        counts, vocabulary = count_matrix(map(analyze, self._iter_docs(X)), fixed, dtype=dtype)
-        check_corpus_nonempty(counts.shape[0])
-        if fixed is None:
-            if not vocabulary:
+        return TermCounts(fixed, xlogx=self._needs_xlogx())
+
+    def _partial_fit_counts(self, X):
+        """Add the counts of the batch ``X`` to the statistics, then re-derive the vocabulary.
+
+        The batch is counted apart and merged only once it is read completely, so a batch
+        that fails (the error names the document) leaves the estimator as it was.
+        """
+        first = not hasattr(self, "_term_counts")
+        if first:
+            self._check_params_at_fit()
+        batch = self._new_term_counts()
+        if is_dask_bag(X):
+            batch = bag_term_counts(self, X)
+        else:
+            count_terms(self._iter_docs(X), batch, analyze=self._feature_fn(),
+                        working_memory=self.working_memory)
+        if first:
+            check_corpus_nonempty(batch.n_documents)
+            counts = batch
+        else:
+            counts = self._term_counts.merge(batch)
+        self._learn_vocabulary(counts, strict=False)
+        self._term_counts = counts
+        return counts
+
+    def _learn_vocabulary(self, counts, strict):
+        """Set ``vocabulary_`` from the statistics ``counts``: sorted terms, then pruned.
+
+        Returns the new column of each term id of ``counts`` (-1 when pruned), or None with
+        a fixed vocabulary. With ``strict=False`` (``partial_fit``) a vocabulary that
+        pruning empties is kept empty instead of raising: later batches may fill it.
+        """
+        if not counts.learn:
+            self.vocabulary_ = dict(counts.vocabulary)
+            self.fixed_vocabulary_ = True
+            return None
+        self.fixed_vocabulary_ = False
+        if not counts.n_terms:
+            if strict:
                 raise ValueError(
                     "Empty vocabulary: the documents produced no features. They may hold only "
                     f"stop words (stop_words={self.stop_words!r}) or tokens that the tokenizer "
-                    f"(tokenizer={self.tokenizer!r}, token_pattern={self.token_pattern!r}) drops."
+                    f"(tokenizer={self.tokenizer!r}, token_pattern={self.token_pattern!r}) "
+                    f"drops."
                 )
-            if self.binary:
-                counts.data.fill(1)
-            counts, vocabulary = prune_vocabulary(
-                counts, vocabulary, min_df=self.min_df, max_df=self.max_df,
-                max_features=self.max_features,
-            )
-        self.vocabulary_ = vocabulary
-        self.fixed_vocabulary_ = fixed is not None
-        return counts
+            self.vocabulary_ = {}
+            return np.full(0, -1, dtype=np.intp)
+        terms, ids = counts.sorted_terms()
+        df = counts.df[ids]
+        try:
+            keep = prune_mask(df, df if self.binary else counts.totals[ids], counts.n_documents,
+                              min_df=self.min_df, max_df=self.max_df,
+                              max_features=self.max_features)
+        except ValueError:
+            if strict:
+                raise
+            keep = np.zeros(len(terms), dtype=bool)
+        kept = np.flatnonzero(keep)
+        self.vocabulary_ = dict(zip([terms[i] for i in kept], range(kept.size)))
+        new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
+        new_of_old[ids[kept]] = np.arange(kept.size)
+        return new_of_old
+
+    def _column_statistics(self):
+        """``(n_documents, df, totals, xlogx)`` of the fitted columns, in column order."""
+        counts = self._term_counts
+        if counts.learn:
+            ids = np.fromiter(map(counts.vocabulary.__getitem__,
+                                  terms_in_column_order(self.vocabulary_)),
+                              dtype=np.intp, count=len(self.vocabulary_))
+        else:
+            ids = np.arange(counts.n_terms)
+        df = counts.df[ids]
+        if self.binary:
+            return counts.n_documents, df, df, np.zeros(df.size)
+        xlogx = None if counts.xlogx is None else counts.xlogx[ids]
+        return counts.n_documents, df, counts.totals[ids], xlogx
 
     def _warn_upper_case(self, vocabulary):
         """Warn about terms of a fixed vocabulary that lowercased documents cannot produce."""
@@ -125,10 +225,21 @@ class CountingVectorizerMixin(TextMixin):
         return self.vocabulary_
 
     def _transform_counts(self, X, dtype=np.int64):
-        """Count ``X`` against the fitted vocabulary (unseen features are ignored)."""
+        """Count ``X`` against the fitted vocabulary a chunk at a time (unseen features are
+        ignored); the matrix is assembled without a second copy."""
         vocabulary = self._fitted_vocabulary()
-        analyze = self._feature_fn()
-        counts, _ = count_matrix(map(analyze, self._iter_docs(X)), vocabulary, dtype=dtype)
+        if not vocabulary:
+            raise ValueError(
+                f"The vocabulary is empty: the documents given to partial_fit so far leave no "
+                f"term after pruning (min_df={self.min_df!r}, max_df={self.max_df!r}, "
+                f"max_features={self.max_features!r}). Feed more documents or loosen these."
+            )
+        builder = CsrBuilder(dtype)
+        for chunk in count_chunks(self._iter_docs(X), vocabulary, learn=False,
+                                  analyze=self._feature_fn(),
+                                  chunk_tokens=chunk_tokens(self.working_memory)):
+            builder.append(chunk)
+        counts = builder.to_csr(len(vocabulary))
         if self.binary:
             counts.data.fill(1)
         return counts
@@ -248,6 +359,11 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         ``transform`` and ``get_feature_names_out`` check and store it at first use.
     dtype : numpy dtype, default=np.int64
         Type of the returned matrix (float64 when ``norm`` is set and ``dtype`` is integral).
+    working_memory : float or None, default=None
+        MiB of temporary memory for counting one chunk of documents; ``None`` is nlpfeat's
+        default budget (4 MiB, as for every chunked computation). ``fit`` and ``transform``
+        read the corpus once, a chunk at a time, so their peak memory is this budget plus
+        the model (vocabulary and per-term counts) plus the output, not the corpus.
 
     Attributes
     ----------
@@ -264,6 +380,24 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     Notes
     -----
     Like scikit-learn's vectorizers, the output is sparse and ``set_output`` is not offered.
+
+    **Streaming.** ``X`` may be any iterable of documents, e.g. a lazily read
+    :class:`nlpfeat.datasets.Corpus`; it is read once. ``fit`` keeps only per-term
+    statistics (document frequency and number of occurrences), never the document-term
+    matrix. The vocabulary is never pruned while counting (gensim's ``prune_at``), so
+    every result is exact; its memory is part of the model. ``partial_fit`` adds a batch to these statistics (they are sums, so ``fit`` on
+    a corpus and ``partial_fit`` over any split of it give the same vocabulary, bit for
+    bit); after each batch the vocabulary is re-derived from all the statistics so far:
+    terms sorted, then ``min_df``, ``max_df`` and ``max_features`` applied to the
+    accumulated counts, exactly as ``fit`` applies them to the whole corpus. A term pruned
+    after one batch may come back after the next. If pruning leaves no term yet,
+    ``vocabulary_`` is empty and ``transform`` raises until more batches are given. A
+    ``dask.bag.Bag`` of documents (e.g. ``dask.bag.read_text("corpus-*.txt.gz")``; one
+    trailing line break of each document is removed) is accepted by ``fit``,
+    ``partial_fit``, ``fit_transform`` and ``transform`` (``pip install "nlpfeat[dask]"``):
+    the partitions are counted on the workers and merged by a tree reduction, so the
+    fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
+    returns a ``dask.array`` of CSR blocks.
     Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
     ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.
 
@@ -306,6 +440,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         max_features=None,
         vocabulary=None,
         dtype=np.int64,
+        working_memory=None,
     ):
         self.input = input
         self.encoding = encoding
@@ -326,6 +461,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.max_features = max_features
         self.vocabulary = vocabulary
         self.dtype = dtype
+        self.working_memory = working_memory
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -340,7 +476,26 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         -------
         self : BagOfWords
         """
-        self._fit_counts(X)
+        self._fit_counts(X, keep_matrix=False)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the documents ``X`` to the counts, then re-derive the vocabulary from all of them.
+
+        See "Streaming" in the Notes: ``fit(X)`` equals ``partial_fit`` over any split of
+        ``X``. A batch that fails (the error names the document) changes nothing.
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        self : BagOfWords
+        """
+        self._partial_fit_counts(X)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -355,7 +510,10 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag (see ``transform``).
         """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
         counts = self._fit_counts(X)
         return finish_counts(counts, norm=self.norm, dtype=self.dtype)
 
@@ -369,6 +527,11 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            For a dask bag, a ``dask.array`` with one CSR block per partition (rows in the
+            bag's order, row counts unknown until computed), as dask-ml's
+            ``CountVectorizer``; ``.compute()`` gives the CSR matrix.
         """
+        if is_dask_bag(X):
+            return transform_bag(self, X)
         counts = self._transform_counts(X)
         return finish_counts(counts, norm=self.norm, dtype=self.dtype)

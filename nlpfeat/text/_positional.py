@@ -12,6 +12,7 @@ from nlpfeat.text._bow import (
     CountingVectorizerMixin,
     finish_counts,
 )
+from nlpfeat.text._dask import is_dask_bag, transform_bag
 
 __all__ = ["PositionalBagOfWords", "position_values"]
 
@@ -64,7 +65,7 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
     ----------
     input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
 token_pattern, stemmer, stop_words, ngram_range, binary, norm, min_df, max_df, max_features, \
-vocabulary, dtype
+vocabulary, dtype, working_memory
         As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
     analyzer : {"word", "char"} or callable, default="word"
         Units whose positions are counted: tokens, or characters (white space collapsed).
@@ -131,6 +132,7 @@ vocabulary, dtype
         max_features=None,
         vocabulary=None,
         dtype=np.int64,
+        working_memory=None,
     ):
         self.input = input
         self.encoding = encoding
@@ -154,6 +156,7 @@ vocabulary, dtype
         self.max_features = max_features
         self.vocabulary = vocabulary
         self.dtype = dtype
+        self.working_memory = working_memory
 
     def _units_fn(self):
         """Callable doc -> units (tokens, characters or the callable analyzer's output)."""
@@ -189,7 +192,24 @@ vocabulary, dtype
         -------
         self : PositionalBagOfWords
         """
-        self._fit_counts(X)
+        self._fit_counts(X, keep_matrix=False)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the documents ``X`` to the counts and re-derive the vocabulary (as
+        :meth:`BagOfWords.partial_fit`).
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        self : PositionalBagOfWords
+        """
+        self._partial_fit_counts(X)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -204,7 +224,10 @@ vocabulary, dtype
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
         return finish_counts(self._fit_counts(X), norm=self.norm, dtype=self.dtype)
 
     def transform(self, X):
@@ -217,7 +240,10 @@ vocabulary, dtype
         Returns
         -------
         X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
+        if is_dask_bag(X):
+            return transform_bag(self, X)
         return finish_counts(self._transform_counts(X), norm=self.norm, dtype=self.dtype)
 
 

@@ -5,11 +5,12 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from nlpfeat._validation import Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._analyzer import warn_unused, warn_user
 from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
-from nlpfeat.text._vocabulary import document_frequency, terms_in_column_order
+from nlpfeat.text._dask import is_dask_bag, transform_bag
+from nlpfeat.text._vocabulary import terms_in_column_order
 from nlpfeat.text._weighting import (
     bm25_idf,
     bm25_weights,
-    log_entropy_global,
+    log_entropy_from_sums,
     normalize_rows,
     pivoted_normalize,
     resolve_smartirs,
@@ -33,7 +34,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
@@ -79,6 +80,12 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Notes
     -----
+    ``fit``, ``partial_fit`` and ``transform`` stream their corpus as :class:`BagOfWords`
+    does (see its Notes): the global weights are computed from per-term sums (document
+    frequencies, occurrences and, for log-entropy, ``sum tf ln tf``), so ``fit`` equals
+    ``partial_fit`` over any split of the corpus, bit for bit except the log-entropy
+    weights, whose float sums may differ in the last bits.
+
     Parameters that the chosen weighting does not use (``sublinear_tf`` with
     ``weighting="bm25"``, ``k1`` with ``weighting="tfidf"``, ``norm`` with ``smartirs``, ...)
     warn at ``fit`` when set to a value other than their default. The output is sparse and,
@@ -161,6 +168,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         max_df=1.0,
         max_features=None,
         vocabulary=None,
+        working_memory=None,
     ):
         self.input = input
         self.encoding = encoding
@@ -191,6 +199,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.max_df = max_df
         self.max_features = max_features
         self.vocabulary = vocabulary
+        self.working_memory = working_memory
 
     def _check_params_at_fit(self):
         super()._check_params_at_fit()
@@ -297,8 +306,31 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         -------
         self : TfidfVectorizer
         """
-        self._fit_weights(self._fit_counts(X, dtype=np.float64))
+        self._fit_counts(X, keep_matrix=False)
+        self._fit_weights()
         return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the documents ``X`` to the statistics; re-derive vocabulary and weights.
+
+        See the Notes and :meth:`BagOfWords.partial_fit`.
+
+        Parameters
+        ----------
+        X : iterable of documents
+        y : ignored
+
+        Returns
+        -------
+        self : TfidfVectorizer
+        """
+        self._partial_fit_counts(X)
+        self._fit_weights()
+        return self
+
+    def _needs_xlogx(self):
+        return self.weighting == "logentropy"
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
@@ -312,9 +344,12 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
         counts = self._fit_counts(X, dtype=np.float64)
-        self._fit_weights(counts)
+        self._fit_weights()
         return self._weigh(counts)
 
     def transform(self, X):
@@ -327,38 +362,40 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         Returns
         -------
         X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
+            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
         """
         check_is_fitted(self, "idf_")
+        if is_dask_bag(X):
+            return transform_bag(self, X)
         return self._weigh(self._transform_counts(X, dtype=np.float64))
 
-    def _fit_weights(self, counts):
-        n_documents = counts.shape[0]
-        df = document_frequency(counts)
+    def _fit_weights(self):
+        """Global weights (and pivot, avgdl) from the statistics of the fitted columns."""
+        n_documents, df, totals, xlogx = self._column_statistics()
         self.pivot_ = None
         if self.weighting == "bm25":
             idf = bm25_idf(df, n_documents, self.epsilon)
-            self.avgdl_ = float(counts.sum()) / n_documents
+            self.avgdl_ = float(totals.sum()) / n_documents
         elif self.weighting == "logentropy":
-            idf = log_entropy_global(counts)
+            idf = log_entropy_from_sums(totals, xlogx, n_documents)
         elif self.smartirs is not None:
             scheme = resolve_smartirs(self.smartirs)
             idf = smart_global(df, n_documents, scheme[1])
-            self.pivot_ = self._fit_pivot(scheme[2], counts)
+            self.pivot_ = self._fit_pivot(scheme[2], n_documents, df, totals)
         elif self.use_idf:
             idf = sklearn_idf(df, n_documents, self.smooth_idf)
         else:
-            idf = np.ones(counts.shape[1])
+            idf = np.ones(df.size)
         self._idf = idf.astype(self._output_dtype(), copy=False)
 
-    def _fit_pivot(self, norm_letter, counts):
+    def _fit_pivot(self, norm_letter, n_documents, df, totals):
         """gensim's pivot: given, or learned for ``u`` (mean unique terms) / ``b`` (characters)."""
         if self.pivot is not None:
             return float(self.pivot)
         if norm_letter == "u":
-            return counts.nnz / counts.shape[0]
+            return int(df.sum()) / n_documents
         if norm_letter == "b":
-            totals = np.bincount(counts.indices, weights=counts.data, minlength=counts.shape[1])
-            return float(totals @ (self._term_lengths() + 1.0)) / counts.shape[0]
+            return float(totals.astype(np.float64) @ (self._term_lengths() + 1.0)) / n_documents
         return None
 
     def _term_lengths(self):

@@ -10,12 +10,21 @@ from collections import defaultdict
 from collections.abc import Mapping
 from itertools import repeat
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
     "count_matrix",
+    "count_chunks",
+    "CountChunk",
+    "CsrBuilder",
+    "growing_vocabulary",
+    "document_error",
+    "error_with_context",
+    "remap_columns",
+    "prune_mask",
     "sort_vocabulary",
     "prune_vocabulary",
     "document_frequency",
@@ -60,69 +69,281 @@ def count_matrix(feature_lists, vocabulary=None, *, sort_terms=True, dtype=np.in
     """
     learn = vocabulary is None
     if learn:
-        vocabulary = defaultdict()
-        vocabulary.default_factory = vocabulary.__len__  # a new term gets the next id
-        lookup = vocabulary.__getitem__
-    else:
-        get, unseen = vocabulary.get, repeat(-1)  # -1 marks a term outside the vocabulary
-    parts, columns, indptr = _Parts(), [], [0]
-    extend, append = columns.extend, indptr.append
-    for features in feature_lists:
-        extend(map(lookup, features) if learn else map(get, features, unseen))
-        append(len(columns))
-        if len(columns) > _CHUNK_TOKENS:
-            parts.add(columns, indptr)
-            columns, indptr = [], [0]
-            extend, append = columns.extend, indptr.append
-    parts.add(columns, indptr)
-    del columns, indptr
-    X = parts.to_csr(len(vocabulary), dtype)
+        vocabulary = growing_vocabulary()
+    builder = CsrBuilder(dtype)
+    for chunk in count_chunks(feature_lists, vocabulary, learn=learn,
+                              chunk_tokens=_CHUNK_TOKENS):
+        builder.append(chunk)
+    X = builder.to_csr(len(vocabulary))
     if learn:
         vocabulary = dict(vocabulary)
         if sort_terms and vocabulary:
             vocabulary, new_of_old = _sorted_order(vocabulary)
             if new_of_old is not None:
-                X.indices = new_of_old[X.indices]
-                X.has_sorted_indices = False
-                X.sort_indices()
+                X = remap_columns(X, new_of_old, len(vocabulary))
     return X, vocabulary
 
 
 _CHUNK_TOKENS = 1 << 18  # tokens buffered before a chunk of rows is compressed
 
 
-class _Parts:
-    """Rows compressed chunk by chunk: (column, count) pairs with duplicates summed."""
+def growing_vocabulary(terms=()):
+    """A term -> id ``defaultdict`` in which looking up a new term gives it the next id.
 
-    def __init__(self):
-        self.indices, self.counts, self.row_nnz = [], [], []
+    Examples
+    --------
+    >>> from nlpfeat.text._vocabulary import growing_vocabulary
+    >>> vocabulary = growing_vocabulary({"a": 0})
+    >>> [vocabulary[t] for t in ["b", "a", "c", "b"]]
+    [1, 0, 2, 1]
+    """
+    vocabulary = defaultdict(None, terms)
+    vocabulary.default_factory = vocabulary.__len__
+    return vocabulary
 
-    def add(self, columns, indptr):
-        columns = np.array(columns, dtype=np.intc)
-        indptr = np.array(indptr, dtype=np.int64)
-        keep = columns >= 0
-        if not keep.all():
-            indptr = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))[indptr]
-            columns = columns[keep]
-        n_cols = int(columns.max()) + 1 if columns.size else 0
-        chunk = sp.csr_matrix(
-            (np.ones(columns.size, dtype=np.intc), columns, indptr),
-            shape=(indptr.size - 1, n_cols),
-        )
-        chunk.sum_duplicates()  # sorts each row's indices and adds up repeated terms (C++)
-        self.indices.append(chunk.indices.astype(np.intc, copy=False))
-        self.counts.append(chunk.data)
-        self.row_nnz.append(np.diff(chunk.indptr))
 
-    def to_csr(self, n_terms, dtype):
+class CountChunk(NamedTuple):
+    """Counts of consecutive documents: CSR rows without the shape.
+
+    ``start`` is the index of the first document in the corpus; ``indices`` and
+    ``counts`` hold each row's (term id, count) pairs, terms increasing, no duplicates;
+    ``row_nnz`` the number of pairs of each row.
+    """
+
+    start: int
+    indices: np.ndarray
+    counts: np.ndarray
+    row_nnz: np.ndarray
+
+    @property
+    def n_documents(self):
+        return self.row_nnz.size
+
+    def to_csr(self, n_terms, dtype=np.int64):
+        """The chunk as a CSR matrix of shape (n_documents, n_terms)."""
+        indptr = np.concatenate(([0], np.cumsum(self.row_nnz, dtype=np.int64)))
+        X = sp.csr_matrix((self.counts.astype(dtype, copy=False), self.indices, indptr),
+                          shape=(self.row_nnz.size, n_terms))
+        X.has_sorted_indices = True
+        return X
+
+
+def count_chunks(docs, vocabulary, *, learn, analyze=None, chunk_tokens=_CHUNK_TOKENS, start=0):
+    """Count ``docs`` a chunk of about ``chunk_tokens`` features at a time.
+
+    The streaming core of every counting estimator: each document is turned into its
+    features (``analyze(doc)``, or ``doc`` itself when ``analyze`` is None), mapped to term
+    ids, and every ``chunk_tokens`` features the rows so far are compressed into a
+    :class:`CountChunk` and yielded. Only one chunk of term ids is held at a time.
+
+    Parameters
+    ----------
+    docs : iterable
+        Documents (or feature lists), consumed once.
+    vocabulary : mapping of str to int
+        With ``learn=True`` a :func:`growing_vocabulary`, which new terms are added to;
+        otherwise a fixed mapping, whose missing terms are ignored.
+    learn : bool
+    analyze : callable or None, default=None
+    chunk_tokens : int, default=262144
+        Features per chunk (see :func:`nlpfeat.text._streaming.chunk_tokens`).
+    start : int, default=0
+        Index of the first document, for the chunks' ``start`` and error messages.
+
+    Yields
+    ------
+    chunk : CountChunk
+
+    Raises
+    ------
+    Exception
+        An error while analysing a document is raised again naming the document's index
+        (see :func:`document_error`); what was counted before is not returned.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._vocabulary import count_chunks, growing_vocabulary
+    >>> vocabulary = growing_vocabulary()
+    >>> chunks = list(count_chunks([["a", "b", "a"], ["b"], ["c"]], vocabulary, learn=True,
+    ...                            chunk_tokens=3))
+    >>> [(c.start, c.indices.tolist(), c.counts.tolist(), c.row_nnz.tolist()) for c in chunks]
+    [(0, [0, 1], [2, 1], [2]), (1, [1, 2], [1, 1], [1, 1])]
+    """
+    if learn:
+        lookup = vocabulary.__getitem__
+    else:
+        get, unseen = vocabulary.get, repeat(-1)  # -1 marks a term outside the vocabulary
+    columns, indptr, first = [], [0], start
+    extend, append = columns.extend, indptr.append
+    for i, doc in enumerate(docs, start):
+        try:
+            features = doc if analyze is None else analyze(doc)
+            extend(map(lookup, features) if learn else map(get, features, unseen))
+        except Exception as exc:
+            raise document_error(exc, i) from exc
+        append(len(columns))
+        if len(columns) >= chunk_tokens:
+            yield _compress(first, columns, indptr)
+            columns, indptr, first = [], [0], i + 1
+            extend, append = columns.extend, indptr.append
+    if len(indptr) > 1:
+        yield _compress(first, columns, indptr)
+
+
+def document_error(exc, index):
+    """``exc`` raised again with the index of the document that caused it in its message.
+
+    The exception keeps its type when it can be rebuilt from one message (ValueError,
+    TypeError, ...); otherwise (Python 3.11+) the position is added as a note.
+    """
+    if str(exc).startswith(f"Document {index}"):
+        return exc
+    return error_with_context(exc, f"Document {index}")
+
+
+def error_with_context(exc, where):
+    """``exc`` with ``"<where>: "`` before its message (same type), or as a note."""
+    message = f"{where}: {exc}"
+    try:
+        new = type(exc)(message)
+    except Exception:
+        new = None
+    if new is not None and str(new) == message:
+        return new
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"(raised at {where})")
+    return exc
+
+
+def _compress(start, columns, indptr):
+    """One :class:`CountChunk` from flat term ids and row offsets (duplicates summed)."""
+    columns = np.array(columns, dtype=np.intc)
+    indptr = np.array(indptr, dtype=np.int64)
+    keep = columns >= 0
+    if not keep.all():
+        indptr = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))[indptr]
+        columns = columns[keep]
+    n_cols = int(columns.max()) + 1 if columns.size else 0
+    chunk = sp.csr_matrix(
+        (np.ones(columns.size, dtype=np.intc), columns, indptr),
+        shape=(indptr.size - 1, n_cols),
+    )
+    chunk.sum_duplicates()  # sorts each row's indices and adds up repeated terms (C++)
+    return CountChunk(start, chunk.indices.astype(np.intc, copy=False), chunk.data,
+                      np.diff(chunk.indptr))
+
+
+class CsrBuilder:
+    """A CSR matrix assembled from :class:`CountChunk` s without a second copy.
+
+    The index and value arrays grow geometrically (by 1.25) in place (``ndarray.resize``, which
+    reallocates without copying large blocks on Linux) and are trimmed at the end, so the
+    peak memory is about the output plus one chunk, not twice the output.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._vocabulary import CsrBuilder, count_chunks
+    >>> builder = CsrBuilder(np.int64)
+    >>> for chunk in count_chunks([["a", "b"], ["b"]], {"a": 0, "b": 1}, learn=False):
+    ...     builder.append(chunk)
+    >>> builder.to_csr(2).toarray()
+    array([[1, 1],
+           [0, 1]])
+    """
+
+    def __init__(self, dtype=np.int64):
+        self.indices = np.empty(0, dtype=np.intc)
+        self.data = np.empty(0, dtype=dtype)
+        self.nnz = 0
+        self.row_nnz = []
+
+    def append(self, chunk):
+        end = self.nnz + chunk.indices.size
+        if end > self.indices.size:
+            capacity = max(end, self.indices.size * 5 // 4, 1024)
+            self.indices = _resized(self.indices, capacity)
+            self.data = _resized(self.data, capacity)
+        self.indices[self.nnz : end] = chunk.indices
+        self.data[self.nnz : end] = chunk.counts
+        self.nnz = end
+        self.row_nnz.append(chunk.row_nnz)
+
+    def to_csr(self, n_terms):
         indptr = np.concatenate([[0]] + self.row_nnz).cumsum(dtype=np.int64)
-        indices = np.concatenate(self.indices)
-        self.indices = None
-        data = np.concatenate(self.counts, dtype=dtype)
-        self.counts = None
+        self.row_nnz = None
+        indices, data = _resized(self.indices, self.nnz), _resized(self.data, self.nnz)
+        self.indices = self.data = None
         X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, n_terms), copy=False)
         X.has_sorted_indices = True
         return X
+
+
+def _resized(array, size):
+    """``array`` with ``size`` elements, resized in place when it owns its memory."""
+    if array.size == size:
+        return array
+    if array.flags.owndata and array.base is None:
+        try:
+            array.resize(size, refcheck=False)
+            return array
+        except (ValueError, SystemError):
+            pass
+    out = np.zeros(size, dtype=array.dtype)
+    n = min(size, array.size)
+    out[:n] = array[:n]
+    return out
+
+
+def remap_columns(X, new_of_old, n_columns, *, block=1 << 20):
+    """Renumber the columns of CSR ``X`` in place: column j becomes ``new_of_old[j]``.
+
+    Entries whose new column is negative are dropped. The arrays of ``X`` are rewritten a
+    block at a time (no full-size temporary), indices are sorted again, and ``X`` is
+    returned with shape ``(n_rows, n_columns)``.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> from nlpfeat.text._vocabulary import remap_columns
+    >>> X = sp.csr_matrix(np.array([[1, 2, 3], [0, 4, 5]]))
+    >>> remap_columns(X, np.array([1, -1, 0]), 2).toarray()
+    array([[3, 1],
+           [5, 0]])
+    """
+    new_of_old = np.asarray(new_of_old)
+    indices, data, indptr = X.indices, X.data, X.indptr
+    nnz = int(indptr[-1])
+    if (new_of_old >= 0).all():
+        for s in range(0, nnz, block):
+            indices[s : s + block] = new_of_old[indices[s : s + block]]
+        return _sorted_csr(data, indices, indptr, n_columns)
+    new_indptr = np.empty_like(indptr)
+    written, assigned = 0, 0
+    for s in range(0, nnz, block):
+        e = min(s + block, nnz)
+        columns = new_of_old[indices[s:e]]
+        keep = columns >= 0
+        kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+        upto = int(np.searchsorted(indptr, e, side="left"))
+        new_indptr[assigned:upto] = written + kept_before[indptr[assigned:upto] - s]
+        assigned = upto
+        n_kept = int(kept_before[-1])
+        indices[written : written + n_kept] = columns[keep]
+        data[written : written + n_kept] = data[s:e][keep]
+        written += n_kept
+    new_indptr[assigned:] = written
+    indptr[:] = new_indptr
+    del new_indptr
+    X.indices = X.data = None
+    return _sorted_csr(_resized(data, written), _resized(indices, written), indptr, n_columns)
+
+
+def _sorted_csr(data, indices, indptr, n_columns):
+    X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, int(n_columns)),
+                      copy=False)
+    X.has_sorted_indices = False
+    X.sort_indices()
+    return X
 
 
 def string_order(words):
@@ -268,19 +489,52 @@ def prune_vocabulary(X, vocabulary, *, min_df=1, max_df=1.0, max_features=None):
     if min_count <= 1 and max_count >= X.shape[0] and max_features is None:
         return X, vocabulary  # nothing to prune (every learned term occurs in >= 1 document)
     df = document_frequency(X)
+    totals = None
+    if max_features is not None:
+        totals = np.bincount(X.indices, weights=X.data, minlength=X.shape[1])
+    keep = prune_mask(df, totals, X.shape[0], min_df=min_df, max_df=max_df,
+                      max_features=max_features)
+    if keep.all():
+        return X, vocabulary
+    return _select_columns(X, keep), _select_terms(vocabulary, keep)
+
+
+def prune_mask(df, totals, n_documents, *, min_df=1, max_df=1.0, max_features=None):
+    """Which terms ``prune_vocabulary`` keeps, from their statistics alone.
+
+    Parameters
+    ----------
+    df : ndarray of shape (n_terms,)
+        Document frequency of each term, columns in the vocabulary's order.
+    totals : ndarray of shape (n_terms,) or None
+        Number of occurrences of each term (needed with ``max_features`` only).
+    n_documents : int
+    min_df, max_df, max_features
+        As in :func:`prune_vocabulary`; ties for the last ``max_features`` places are
+        broken as scikit-learn does, on float64 totals in column order.
+
+    Returns
+    -------
+    keep : ndarray of bool of shape (n_terms,)
+
+    Examples
+    --------
+    >>> from nlpfeat.text._vocabulary import prune_mask
+    >>> prune_mask(np.array([3, 1, 2]), np.array([5, 1, 9]), 3, min_df=2).tolist()
+    [True, False, True]
+    """
+    min_count, max_count = check_df_bounds(min_df, max_df, n_documents)
     keep = df >= min_count
     _check_any_left(keep, df.size, f"min_df={min_df!r}")
     keep &= df <= max_count
     _check_any_left(keep, df.size, f"max_df={max_df!r}")
     if max_features is not None and keep.sum() > max_features:
         kept = np.flatnonzero(keep)
-        term_totals = np.bincount(X.indices, weights=X.data, minlength=X.shape[1])[kept]
+        term_totals = np.asarray(totals, dtype=np.float64)[kept]
         keep = np.zeros_like(keep)
         keep[kept[(-term_totals).argsort()[:max_features]]] = True
         _check_any_left(keep, df.size, f"max_features={max_features!r}")
-    if keep.all():
-        return X, vocabulary
-    return _select_columns(X, keep), _select_terms(vocabulary, keep)
+    return keep
 
 
 def _check_any_left(keep, n_terms, parameter):

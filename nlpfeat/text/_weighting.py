@@ -21,6 +21,7 @@ __all__ = [
     "bm25_idf",
     "bm25_weights",
     "log_entropy_global",
+    "log_entropy_from_sums",
     "row_of_entries",
 ]
 
@@ -173,3 +174,27 @@ def log_entropy_global(counts):
     p = counts.data / global_freq[counts.indices]
     entropy = np.bincount(counts.indices, weights=p * np.log(p), minlength=n_terms)
     return np.where(global_freq > 0, 1.0 + entropy / np.log(counts.shape[0] + 1.0), 0.0)
+
+
+def log_entropy_from_sums(totals, xlogx, n_documents):
+    """:func:`log_entropy_global` from per-term sums, for streamed corpora.
+
+    With ``gf_t = sum_j tf_tj`` (``totals``) and ``sum_j tf_tj ln tf_tj`` (``xlogx``),
+    ``sum_j p_tj ln p_tj = xlogx_t / gf_t - ln gf_t``. Terms with ``gf_t = 0`` get 0.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from nlpfeat.text._weighting import log_entropy_from_sums, log_entropy_global
+    >>> counts = sp.csr_matrix(np.array([[1., 2.], [3., 0.]]))
+    >>> sums = np.bincount(counts.indices, weights=counts.data * np.log(counts.data))
+    >>> bool(np.allclose(log_entropy_from_sums(np.array([4, 2]), sums, 2),
+    ...                  log_entropy_global(counts)))
+    True
+    """
+    gf = np.asarray(totals, dtype=np.float64)
+    seen = gf > 0
+    weights = np.zeros_like(gf)
+    entropy = xlogx[seen] / gf[seen] - np.log(gf[seen])
+    weights[seen] = 1.0 + entropy / np.log(n_documents + 1.0)
+    return weights

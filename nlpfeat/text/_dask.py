@@ -1,0 +1,159 @@
+"""Dask bags of documents for the counting vectorizers (the optional extra ``dask``).
+
+``fit`` on a ``dask.bag.Bag`` counts each partition on the workers into a
+:class:`~nlpfeat.text._streaming.TermCounts` (streamed within ``working_memory``) and
+merges them by a tree reduction; the estimator is then fitted from the merged statistics
+exactly as from a single-machine pass, so its vocabulary and statistics are the same, bit
+for bit (they are integer sums). ``transform`` of a bag returns a ``dask.array`` whose
+blocks are the CSR matrices of the partitions (rows in the bag's order), as dask-ml's
+``CountVectorizer`` does.
+
+``dask.bag.read_text`` keeps each line's line break: one trailing ``"\\n"`` or ``"\\r\\n"``
+is removed from every ``str`` (or ``bytes``) document of a bag, as nlpfeat's own
+one-document-per-line rule does; nothing else is stripped.
+
+Another estimator built on :class:`TermCounts` adopts this with
+``bag_term_counts(estimator, bag, count_partition)`` where ``count_partition(estimator,
+docs)`` returns the partition's ``TermCounts`` (or any object with ``merge``).
+"""
+import copy
+import uuid
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from nlpfeat.text._streaming import TermCounts, count_terms
+from nlpfeat.text._vocabulary import check_vocabulary, error_with_context
+
+__all__ = ["is_dask_bag", "bag_term_counts", "transform_bag", "strip_line_break",
+           "SPLIT_EVERY"]
+
+#: Partition results merged per task of the tree reduction.
+SPLIT_EVERY = 8
+
+
+def is_dask_bag(X):
+    """Whether ``X`` is a ``dask.bag.Bag`` (checked without importing dask)."""
+    return type(X).__module__.startswith("dask.bag") and hasattr(X, "to_delayed")
+
+
+def _require_dask():
+    try:
+        import dask
+        import dask.array
+    except ImportError:  # pragma: no cover - dask is installed with the extra
+        raise ImportError(
+            'A dask bag needs dask: pip install "nlpfeat[dask]".'
+        ) from None
+    return dask
+
+
+def strip_line_break(doc):
+    """``doc`` without one trailing ``"\\n"`` or ``"\\r\\n"`` (other documents as they are).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._dask import strip_line_break
+    >>> [strip_line_break(d) for d in ["a\\n", "b\\r\\n", "c\\r", " d \\n\\n", ["e\\n"]]]
+    ['a', 'b', 'c\\r', ' d \\n', ['e\\n']]
+    """
+    if isinstance(doc, str):
+        if doc.endswith("\n"):
+            return doc[:-2] if doc.endswith("\r\n") else doc[:-1]
+    elif isinstance(doc, bytes) and doc.endswith(b"\n"):
+        return doc[:-2] if doc.endswith(b"\r\n") else doc[:-1]
+    return doc
+
+
+def count_vectorizer_partition(estimator, docs):
+    """The :class:`TermCounts` of one partition for a counting vectorizer."""
+    fixed = None if estimator.vocabulary is None else check_vocabulary(estimator.vocabulary)
+    counts = TermCounts(fixed, xlogx=estimator._needs_xlogx())
+    return count_terms(estimator._iter_docs(map(strip_line_break, docs)), counts,
+                       analyze=estimator._feature_fn(),
+                       working_memory=estimator.working_memory)
+
+
+def _count_partition(count_partition, estimator, index, docs):
+    try:
+        return count_partition(estimator, docs)
+    except Exception as exc:
+        raise error_with_context(exc, f"Partition {index} of the bag") from exc
+
+
+def _merge(*parts):
+    merged = parts[0]
+    for part in parts[1:]:
+        merged.merge(part)
+    return merged
+
+
+def bag_term_counts(estimator, bag, count_partition=count_vectorizer_partition, *,
+                    split_every=SPLIT_EVERY):
+    """Statistics of a bag: per-partition counts on the workers, merged by a tree reduction.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Its parameters (a clone is sent to the workers, never fitted state).
+    bag : dask.bag.Bag
+    count_partition : callable, default=count_vectorizer_partition
+        ``(estimator, docs) -> counts`` with a ``merge`` method that adds another's counts.
+    split_every : int, default=8
+        Fan-in of the reduction tree.
+
+    Returns
+    -------
+    counts : the merged counts, computed (with the active scheduler, e.g. a
+        ``distributed.Client``).
+    """
+    dask = _require_dask()
+    template = dask.delayed(clone(estimator), name=f"nlpfeat-params-{uuid.uuid4().hex}")
+    level = [dask.delayed(_count_partition, pure=True)(count_partition, template, i, part)
+             for i, part in enumerate(bag.to_delayed())]
+    if not level:
+        return count_partition(estimator, [])
+    while len(level) > 1:
+        level = [dask.delayed(_merge, pure=True)(*level[k : k + split_every])
+                 for k in range(0, len(level), split_every)]
+    return level[0].compute()
+
+
+def _transform_partition(estimator, index, docs):
+    try:
+        return estimator.transform([strip_line_break(doc) for doc in docs])
+    except Exception as exc:
+        raise error_with_context(exc, f"Partition {index} of the bag") from exc
+
+
+def _without_statistics(estimator):
+    """A shallow copy without the counts ``partial_fit`` accumulates (transform needs only
+    the vocabulary and weights): less to send to every worker."""
+    light = copy.copy(estimator)
+    light.__dict__.pop("_term_counts", None)
+    return light
+
+
+def transform_bag(estimator, bag):
+    """``dask.array`` of the fitted ``estimator``'s CSR blocks, one per partition of ``bag``.
+
+    The row count of each block is unknown until computed (``np.nan`` chunks, as in
+    dask-ml); ``.compute()`` stacks the blocks into one ``scipy.sparse`` matrix.
+    """
+    dask = _require_dask()
+    import dask.array as da
+
+    meta = estimator.transform([])          # checks that it is fitted; (0, n_features)
+    meta = sp.csr_matrix(meta)
+    # an explicit name: tokenizing a large vocabulary would cost more than sending it
+    fitted = dask.delayed(_without_statistics(estimator),
+                          name=f"nlpfeat-fitted-{uuid.uuid4().hex}")
+    blocks = [
+        da.from_delayed(dask.delayed(_transform_partition, pure=True)(fitted, i, part),
+                        shape=(np.nan, meta.shape[1]), dtype=meta.dtype, meta=meta)
+        for i, part in enumerate(bag.to_delayed())
+    ]
+    if not blocks:
+        return da.from_array(meta, chunks=meta.shape, asarray=False)
+    return da.concatenate(blocks, axis=0)

@@ -1,0 +1,116 @@
+"""Dask bags of documents on a real LocalCluster of two worker processes (no mocks)."""
+import gzip
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+dask = pytest.importorskip("dask")
+db = pytest.importorskip("dask.bag")
+distributed = pytest.importorskip("distributed")
+
+from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
+from nlpfeat.text._dask import strip_line_break
+
+WORDS = [f"w{i}" for i in range(300)] + ["Café", "naïve", "NLP", "我", "爱"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def lines():
+    rng = np.random.default_rng(0)
+    docs = [" ".join(rng.choice(WORDS, rng.integers(0, 25))) for _ in range(400)]
+    docs[3] = "  trailing spaces stay  "
+    return docs
+
+
+@pytest.fixture(scope="module")
+def text_files(tmp_path_factory, lines):
+    """The lines in three gzip files (CRLF line ends in one of them), read by read_text."""
+    folder = tmp_path_factory.mktemp("bag")
+    for k, part in enumerate(np.array_split(np.array(lines, dtype=object), 3)):
+        end = "\r\n" if k == 1 else "\n"
+        with gzip.open(folder / f"corpus-{k}.txt.gz", "wt", encoding="utf-8", newline="") as fh:
+            fh.write("".join(line + end for line in part))
+    return str(folder / "corpus-*.txt.gz")
+
+
+ESTIMATORS = [
+    BagOfWords(),
+    BagOfWords(min_df=2, max_df=0.5, max_features=120, ngram_range=(1, 2)),
+    BagOfWords(analyzer="char", ngram_range=(1, 2), binary=True),
+    PositionalBagOfWords(position="relative", min_df=2),
+    TfidfVectorizer(min_df=2),
+    TfidfVectorizer(weighting="bm25", norm=None),
+    TfidfVectorizer(smartirs="ltu"),
+]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda e: repr(e)[:50])
+def test_fit_and_transform_of_a_bag_equal_the_single_machine_results(client, text_files,
+                                                                      lines, estimator):
+    bag = db.read_text(text_files)
+    assert bag.npartitions == 3
+    single = estimator.__class__(**estimator.get_params()).fit(lines)
+    distributed_fit = estimator.__class__(**estimator.get_params()).fit(bag)
+    assert distributed_fit.vocabulary_ == single.vocabulary_
+    if hasattr(single, "idf_"):
+        np.testing.assert_array_equal(distributed_fit.idf_, single.idf_)   # bit for bit
+    result = distributed_fit.transform(bag)
+    assert isinstance(result, dask.array.Array)
+    assert result.npartitions == 3
+    assert isinstance(result._meta, sp.csr_matrix)
+    X = result.compute()
+    assert sp.issparse(X)
+    expected = single.transform(lines)
+    assert X.shape == expected.shape
+    np.testing.assert_allclose(X.toarray(), expected.toarray(), rtol=1e-12, atol=0)
+
+
+def test_fit_transform_and_partial_fit_of_bags(client, lines):
+    bag = db.from_sequence(lines, npartitions=5)
+    X = BagOfWords(min_df=2).fit_transform(bag).compute()
+    assert (X != BagOfWords(min_df=2).fit_transform(lines)).nnz == 0
+    batched = TfidfVectorizer(min_df=3)
+    batched.partial_fit(db.from_sequence(lines[:150], npartitions=2))
+    batched.partial_fit(lines[150:300])
+    batched.partial_fit(db.from_sequence(lines[300:], npartitions=3))
+    whole = TfidfVectorizer(min_df=3).fit(lines)
+    assert batched.vocabulary_ == whole.vocabulary_
+    np.testing.assert_array_equal(batched.idf_, whole.idf_)
+
+
+def test_many_partitions_use_a_tree_reduction(client, lines):
+    bag = db.from_sequence(lines, npartitions=20)    # 20 leaves -> 3 -> 1 merges
+    assert BagOfWords().fit(bag).vocabulary_ == BagOfWords().fit(lines).vocabulary_
+
+
+def test_a_failing_partition_names_partition_and_document(client):
+    def shout(text):
+        if text == "bad":
+            raise ValueError("cannot tokenize this")
+        return text.split()
+    bag = db.from_sequence(["a b", "c", "d", "bad", "e"], npartitions=2)
+    with pytest.raises(ValueError, match=r"Partition 1 of the bag: Document 0: cannot tokenize"):
+        BagOfWords(tokenizer=shout).fit(bag)
+
+
+def test_transform_of_a_bag_needs_a_fitted_estimator(client, lines):
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        BagOfWords().transform(db.from_sequence(lines, npartitions=2))
+
+
+def test_strip_line_break_removes_one_line_end_only():
+    assert strip_line_break("a b\n") == "a b"
+    assert strip_line_break("a b\r\n") == "a b"
+    assert strip_line_break("a b\n\n") == "a b\n"
+    assert strip_line_break("a\tb ") == "a\tb "
+    assert strip_line_break(b"x\r\n") == b"x"
