@@ -266,23 +266,10 @@ def test_text_pickle_and_clone_round_trips_are_identical(name, docs, new_docs):
     _same_output(clone(fitted).fit(docs).transform(new_docs), expected)
 
 
-GENERATOR_XFAIL = {
-    "Collocations": "fit_transform(generator) returns [[]]: the documents are lost",
-    "PMIEmbedding": "fit_transform(generator) reads the generator twice; the second pass is "
-                    "empty and fails inside normalize ('Found array with 0 sample(s)')",
-    "TopicModel": "fit_transform(generator of token lists) loses documents ('n_topics=2 "
-                  "exceeds the vocabulary size (n_features=1)' for the tokens of 'the cat sat on "
-                  "the mat' and 'a dog') and transform(generator) fails inside check_array (TypeError: "
-                  "float() argument ... 'list_iterator')",
-}
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(
-        strict=True, reason=f"{GENERATOR_XFAIL[n]}; being fixed in branch ttrust"))
-    if n in GENERATOR_XFAIL else n
-    for n in _text_estimators()])
+@pytest.mark.parametrize("name", list(_text_estimators()))
 @examples(60, shrink=False)
 @given(docs=nonempty_corpora)
 @example(docs=["the cat sat on the mat", "a dog"])
@@ -302,20 +289,10 @@ def test_text_generator_gives_the_same_result_as_a_list(name, docs):
     _same_output(fitted.transform(d for d in docs), fitted.transform(list(docs)))
 
 
-EMPTY_XFAIL = {
-    "Collocations": "transform([]) returns [[]], a document that was not given",
-    "PMIEmbedding": "transform([]) fails inside normalize ('Found array with 0 sample(s)')",
-    "TopicModel": "fitted on token lists, transform([]) fails with 'Expected 2D array, got "
-                  "1D array' and transform([[]]) with 'Found array with 0 feature(s)'",
-}
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(
-        strict=True, reason=f"{EMPTY_XFAIL[n]}; being fixed in branch ttrust"))
-    if n in EMPTY_XFAIL else n
-    for n in _text_estimators()])
+@pytest.mark.parametrize("name", list(_text_estimators()))
 @examples(40, shrink=False)
 @given(docs=nonempty_corpora, new_docs=st.lists(documents, max_size=5))
 @example(docs=["the cat sat on the mat"], new_docs=[])
@@ -425,7 +402,7 @@ def test_attention_regressor_weights_are_distributions(data, score_func, n_heads
     X, y, Xq, _ = data
     reg = AttentionRegressor(score_func, n_heads=n_heads, d_k=2, max_iter=2,
                              random_state=0).fit(X, y)
-    W = reg.attention_weights(Xq)
+    W = reg.attention_weights(Xq, per_head=True)
     assert W.shape == (n_heads, len(Xq), len(X))
     _assert_rows_are_distributions(W)
     assert np.isfinite(reg.predict(Xq)).all()
@@ -441,8 +418,8 @@ def test_sequence_attention_weights_are_distributions(n, seq_len, d, causal, dra
     reg = SequenceAttentionRegressor(seq_len, n_layers=1, d_model=4, n_heads=2,
                                      dim_feedforward=4, causal=causal, max_iter=1,
                                      random_state=0).fit(X, y)
-    W = reg.attention_weights(X)
-    assert W.shape == (1, 2, n, seq_len, seq_len)
+    W = reg.attention_weights(X, per_head=True, layer="all")
+    assert W.shape == (n, 1, 2, seq_len, seq_len)
     _assert_rows_are_distributions(W)
     if causal:
         assert not W[..., np.triu_indices(seq_len, 1)[0], np.triu_indices(seq_len, 1)[1]].any()
@@ -545,12 +522,7 @@ def test_nw_scale_contract_beyond_range_is_correct_or_a_value_error(Est, data, k
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("Est", [AttentionRegressor, pytest.param(
-    SequenceAttentionRegressor, marks=pytest.mark.xfail(
-        strict=True, reason="a constant training column keeps scale 1 in standardise(), so "
-        "a query off it is not rescaled with X: X = [[1.0], [1.0]], y = [0, 1], query [[2.0]] "
-        "predicts 0.853 and the same times 1e5 predicts 0.587; issue 11 scale contract, not "
-        "yet fixed in any branch"))])
+@pytest.mark.parametrize("Est", [AttentionRegressor, SequenceAttentionRegressor])
 @examples(100, shrink=False)
 @given(data=nw_data(bandwidths=False, max_n=10, max_d=2), ex=IN_RANGE, ey=IN_RANGE)
 @example(data=(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), np.array([[0.0]]), 1.0), ex=-15,
@@ -578,11 +550,6 @@ def test_attention_scale_contract_in_range(Est, data, ex, ey):
 # Regression examples: before the fix merged from branch ktrust, a bandwidth far below the
 # data's spacing overflowed the squared scaled distances and predicted the mean or NaN.
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
-@pytest.mark.xfail(strict=True, reason="data 1e87 times the bandwidth overflow inside the "
-                   "fused weights: NadarayaWatsonRegressor('gaussian', 1.0).fit([[0.0], [1e87]], "
-                   "[0.0, 1.0]).predict([[0.0]]) raises RuntimeWarning 'invalid value encountered "
-                   "in matmul' ('biweight': 'overflow encountered in multiply'); found on main "
-                   "after merging branch ktrust, not yet fixed in any branch")
 @pytest.mark.parametrize("Est", [NadarayaWatsonRegressor, NadarayaWatsonClassifier])
 @examples(150, shrink=False)
 @given(data=nw_data(bandwidths=False), kernel=st.sampled_from(KERNELS), ex=IN_RANGE,
@@ -648,14 +615,6 @@ def test_nw_extreme_bandwidths_give_their_limits(Est, data, kernel, eh):
 
 @pytest.mark.filterwarnings("ignore::nlpfeat.kernels.EmptySupportWarning")
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.xfail(strict=True, reason="inputs with magnitudes below 1e-100 overflow the scaled "
-                   "distances (RuntimeWarning 'overflow encountered in multiply'): "
-                   "NadarayaWatson{Regressor,Classifier}('biweight', 'scott') fitted on "
-                   "X=[[2.2250738585072014e-308]], y=[0] and queried at [[2.0]] (the constant "
-                   "feature's bandwidth is its own magnitude; at [[4.0]] a clear ValueError "
-                   "comes instead), AttentionRegressor() fitted on X=[[1.9e-159], [0.0]] and "
-                   "queried at [[1.0]]; issue 11 scale contract beyond its range, found after "
-                   "merging branch ktrust, not yet fixed in any branch")
 @pytest.mark.parametrize("Est", [NadarayaWatsonRegressor, NadarayaWatsonClassifier,
                                  AttentionRegressor])
 @examples(100, shrink=False)

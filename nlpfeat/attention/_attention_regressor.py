@@ -20,6 +20,7 @@ from nlpfeat.attention._training import (
     TRAINING_PARAMETER_CONSTRAINTS,
     fit_with_optimizer,
     standardise,
+    standardised_queries,
     training_rows,
 )
 
@@ -217,7 +218,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     def _queries(self, X):
         check_is_fitted(self)
         X = validate_data(self, check_2d(X), dtype=self.dtype, reset=False)
-        return (X - self.X_mean_) / self.X_scale_
+        return standardised_queries(X, self.X_mean_, self.X_scale_)
 
     def _row_bytes(self):
         n_mem = len(self.memory_X_)

@@ -21,6 +21,7 @@ from nlpfeat.attention._training import (
     TRAINING_PARAMETER_CONSTRAINTS,
     fit_with_optimizer,
     standardise,
+    standardised_queries,
     training_rows,
 )
 from nlpfeat.attention._init import INIT_SCHEMES, check_rng
@@ -296,7 +297,10 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
                              f"on ({self.seq_len_}, {self.n_token_features_}).")
         X = validate_data(self, X, dtype=self.dtype, reset=False)
         X3 = X.reshape(len(X), self.seq_len_, self.n_token_features_)
-        return (X3 - self.X_mean_) / self.X_scale_
+        shape = X3.shape
+        Z = standardised_queries(X3.reshape(-1, shape[-1]), self.X_mean_.reshape(-1),
+                                 self.X_scale_.reshape(-1))
+        return Z.reshape(shape)
 
     def _chunks(self, n):
         row = self.seq_len_ * (4 * self.d_model + self.dim_feedforward + 2 * self.n_heads *

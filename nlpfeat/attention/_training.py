@@ -182,17 +182,41 @@ TRAINING_PARAMETER_CONSTRAINTS = {
 
 
 def standardise(A):
-    """Column means and scales (1 where a column is constant), as StandardScaler.
+    """Column means and scales, as StandardScaler, scale-equivariant.
 
     A column is constant when its standard deviation is within rounding of zero
     *relative to its magnitude* (``std <= 10 eps max|a|``), so that rescaling the data
-    never turns a varying feature into a constant one.
+    never turns a varying feature into a constant one. A constant column is scaled by
+    its magnitude (1 when it is all zeros), so that rescaling X rescales every scale
+    with it and a query off the constant value is treated alike at any magnitude.
     """
     mean = A.mean(axis=0)
     scale = A.std(axis=0)
     size = np.abs(A).max(axis=0) if len(A) else np.zeros_like(scale)
     varies = scale > 10 * np.finfo(A.dtype).eps * size
-    return mean, np.where(varies, scale, 1.0).astype(A.dtype)
+    constant = np.where(size > 0, size, 1.0)
+    return mean, np.where(varies, scale, constant).astype(A.dtype)
+
+
+#: Standardised queries beyond this magnitude (in training standard deviations) are
+#: rejected: their scores would overflow float64 (outside the numerical contract).
+MAX_STANDARDISED = 1e100
+
+
+def standardised_queries(X, mean, scale):
+    """``(X - mean) / scale``, or a clear ValueError for a query too far to score."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = (X - mean) / scale
+    # float32 data: squared scores must stay finite too
+    limit = np.asarray(min(MAX_STANDARDISED, float(np.finfo(Z.dtype).max) ** 0.5), Z.dtype)
+    bad = ~(np.abs(Z) <= limit)
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(
+            f"query row {row} lies {abs(float(Z[row, col])):.3g} training standard deviations "
+            f"from the training data in feature {col} (beyond {float(limit):.0e}): its "
+            f"attention scores would overflow float64. Rescale the data or drop the outlier.")
+    return Z
 
 
 #: ``early_stopping="auto"`` holds out a validation split from this many samples on.

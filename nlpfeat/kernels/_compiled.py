@@ -10,7 +10,7 @@ quantities with the same log-space semantics:
   :mod:`nlpfeat.kernels._fastexp`, flushed to zero below ``exp(-708)``, for the
   exponential kernels; polynomials for the compact ones, which are zero outside their
   support), and the weighted sums, all fused;
-- a row whose weight sum underflows (below ``1e-250``: a query far from every training
+- a row whose weight sum underflows (below ``1e-150``: a query far from every training
   point, a tiny bandwidth) or is zero (no training point in a compact kernel's support)
   is recomputed in log space with a max shift, so it degrades to nearest-neighbour
   weights, exactly as the numpy path does;
@@ -49,7 +49,8 @@ _FAMILIES = {"gaussian": GAUSSIAN, "epanechnikov": EPANECHNIKOV, "biweight": BIW
              "logistic": LOGISTIC, "sigmoid": SIGMOID}
 _TILE = 256          # training points per tile: a few KiB of buffers, in L1
 _QBLOCK = 32         # query rows sharing each tile of training points
-_TINY = 1e-250       # a weight sum below this is redone in log space (as in numpy)
+_TINY = 1e-150       # a weight sum below this is redone in log space (as in numpy): the
+                     # weights times targets as small as 1e-100 then stay normal numbers
 _HALF_PI = 0.5 * math.pi
 _FAST = {"reassoc", "contract", "nsz"}   # reductions may be reordered (vectorised)
 _FMA = {"contract"}                      # multiply-adds may fuse, nothing reordered

@@ -49,8 +49,9 @@ def check_working_memory(working_memory):
 def chunk_tokens(working_memory=None):
     """Features counted per chunk so that one chunk's temporaries fit ``working_memory`` MiB.
 
-    ``None`` means nlpfeat's default budget (:data:`nlpfeat._chunking.DEFAULT_WORKING_MEMORY`,
-    as for every chunked computation of nlpfeat).
+    ``None`` means scikit-learn's ``working_memory`` configuration when the user set it,
+    else nlpfeat's default budget (:func:`nlpfeat._chunking.resolve_working_memory`, as
+    for every chunked computation of nlpfeat).
 
     Examples
     --------

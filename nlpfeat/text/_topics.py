@@ -47,7 +47,9 @@ def _is_tokens(X):
         raise TypeError("TopicModel takes a document-term matrix or token lists, not raw "
                         "strings; put a vectorizer first: make_pipeline(BagOfWords(), "
                         "TopicModel()), or split the documents into token lists.")
-    return first is not None and not isinstance(first, str) and isinstance(first[0], str)
+    if first is None:   # only empty documents: token lists with no token (not a 0-column matrix)
+        return all(isinstance(doc, (list, tuple)) for doc in X)
+    return not isinstance(first, str) and isinstance(first[0], str)
 
 
 def _is_empty(X):
