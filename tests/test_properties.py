@@ -365,7 +365,7 @@ def test_nw_local_constant_predictions_lie_in_the_target_range(data, kernel, met
     X, y, Xq, bandwidth = data
     if metric == "cosine" and isinstance(bandwidth, list):   # one scalar for this metric
         bandwidth = bandwidth[0]
-    reg = _fit_nw(NadarayaWatsonRegressor(kernel, bandwidth, metric=metric), X, y)
+    reg = _fit_nw(NadarayaWatsonRegressor(kernel, bandwidth=bandwidth, metric=metric), X, y)
     if reg is None:
         return
     pred = reg.predict(Xq)
@@ -382,7 +382,7 @@ def test_nw_local_constant_predictions_lie_in_the_target_range(data, kernel, met
 def test_nw_classifier_probabilities_are_distributions(data, kernel, draw):
     X, _, Xq, bandwidth = data
     labels = draw.draw(arrays(np.int64, len(X), elements=st.integers(0, 2)))
-    clf = _fit_nw(NadarayaWatsonClassifier(kernel, bandwidth), X, labels)
+    clf = _fit_nw(NadarayaWatsonClassifier(kernel, bandwidth=bandwidth), X, labels)
     if clf is None:
         return
     proba = clf.predict_proba(Xq)
@@ -438,7 +438,7 @@ def test_numeric_pickle_and_clone_round_trips_are_identical(Est, data, kernel):
     if Est is AttentionRegressor:
         est = AttentionRegressor(max_iter=2, random_state=0)
     else:
-        est = Est(kernel, bandwidth)
+        est = Est(kernel, bandwidth=bandwidth)
         y = y if Est is NadarayaWatsonRegressor else np.round(y) % 3
     fitted = _fit_nw(est, X, y)
     if fitted is None:
@@ -481,8 +481,8 @@ def _check_nw_scale_contract(Est, kernel, metric, data, ex, ey=0):
     else:
         y = np.round(y) % 3
         sy, Y, method = 1.0, (y[:, None] == np.unique(y)).astype(float), "predict_proba"
-    base = getattr(Est(kernel, bandwidth, metric=metric).fit(X, y), method)(Xq)
-    scaled = getattr(Est(kernel, np.multiply(bandwidth, sx), metric=metric)
+    base = getattr(Est(kernel, bandwidth=bandwidth, metric=metric).fit(X, y), method)(Xq)
+    scaled = getattr(Est(kernel, bandwidth=np.multiply(bandwidth, sx), metric=metric)
                      .fit(X * sx, y * sy), method)(Xq * sx)
     base, scaled = base.reshape(len(Xq), -1), scaled.reshape(len(Xq), -1)
     assert np.isfinite(scaled).all(), scaled
@@ -565,13 +565,13 @@ def test_nw_scale_contract_independent_magnitudes(Est, data, kernel, ex, eh, ey)
     X, Xq, bandwidth = X * 10.0 ** ex, Xq * 10.0 ** ex, np.multiply(bandwidth, 10.0 ** eh)
     if Est is NadarayaWatsonRegressor:
         y = y * 10.0 ** ey
-        reg = NadarayaWatsonRegressor(kernel, bandwidth).fit(X, y)
+        reg = NadarayaWatsonRegressor(kernel, bandwidth=bandwidth).fit(X, y)
         pred = reg.predict(Xq)
         tol = 4 * np.spacing(np.abs(y).max())
         assert np.isfinite(pred).all()
         assert np.all(pred >= y.min() - tol) and np.all(pred <= y.max() + tol), (pred, y)
     else:
-        reg = NadarayaWatsonClassifier(kernel, bandwidth).fit(X, np.round(y) % 3)
+        reg = NadarayaWatsonClassifier(kernel, bandwidth=bandwidth).fit(X, np.round(y) % 3)
         _assert_rows_are_distributions(reg.predict_proba(Xq))
     _assert_rows_are_distributions(reg.attention_weights(Xq))
 
@@ -592,7 +592,7 @@ def test_nw_extreme_bandwidths_give_their_limits(Est, data, kernel, eh):
     Y = y[:, None] if Est is NadarayaWatsonRegressor else (
         np.round(y)[:, None] % 3 == np.unique(np.round(y) % 3)).astype(float)
     try:
-        est = Est(kernel, 10.0 ** eh).fit(X, y if Est is NadarayaWatsonRegressor
+        est = Est(kernel, bandwidth=10.0 ** eh).fit(X, y if Est is NadarayaWatsonRegressor
                                           else np.round(y) % 3)
         got = est.predict(Xq) if Est is NadarayaWatsonRegressor else est.predict_proba(Xq)
     except ValueError:
@@ -635,7 +635,7 @@ def test_magnitudes_beyond_the_contract_give_a_correct_result_or_a_value_error(E
         if Est is AttentionRegressor:
             est = AttentionRegressor(max_iter=2, random_state=0).fit(X, y)
         else:
-            est = _fit_nw(Est(kernel, bandwidth), X, y)
+            est = _fit_nw(Est(kernel, bandwidth=bandwidth), X, y)
             if est is None:
                 return
         out = est.predict_proba(Xq) if Est is NadarayaWatsonClassifier else est.predict(Xq)

@@ -186,8 +186,8 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         "reg_type": [StrOptions({"lc", "ll"})],
     }
 
-    def __init__(self, kernel="gaussian", bandwidth="loo", metric="euclidean", reg_type="lc",
-                 *, bandwidth_grid=None, working_memory=None, algorithm="auto",
+    def __init__(self, kernel="gaussian", *, bandwidth="loo", metric="euclidean", reg_type="lc",
+                 bandwidth_grid=None, working_memory=None, algorithm="auto",
                  on_empty="nearest", n_jobs=None, var_type=None, engine="auto"):
         self.kernel = kernel
         self.bandwidth = bandwidth
@@ -305,7 +305,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
     [[0.5 0.5]]
     """
 
-    def __init__(self, kernel="gaussian", bandwidth="loo", metric="euclidean", *,
+    def __init__(self, kernel="gaussian", *, bandwidth="loo", metric="euclidean",
                  bandwidth_grid=None, working_memory=None, algorithm="auto",
                  on_empty="nearest", n_jobs=None, var_type=None, engine="auto"):
         self.kernel = kernel

@@ -43,7 +43,7 @@ def _max_rel_change(preds):
 
 def test_classifier_predict_raises_where_on_empty_nan_left_no_class():
     X, labels = np.array([[0.0], [1.0], [2.0], [3.0]]), ["a", "b", "a", "b"]
-    clf = NadarayaWatsonClassifier("epanechnikov", 0.1, on_empty="nan").fit(X, labels)
+    clf = NadarayaWatsonClassifier("epanechnikov", bandwidth=0.1, on_empty="nan").fit(X, labels)
     assert np.isnan(clf.predict_proba([[0.5]])).all()
     with pytest.raises(ValueError, match="1 of 2 queries.*on_empty='nan'.*predict_proba"):
         clf.predict([[0.5], [1.0]])
@@ -63,7 +63,7 @@ def test_tree_and_brute_share_the_weight_of_tied_nearest_points(metric, reg_type
     Xq = np.array([[1.0, 0.0], [1.0, 0.75]])  # tie of rows 0, 1; of rows 0, 1, 2 (at 1.25)
     preds = []
     for algorithm in ["tree", "brute"]:
-        reg = NadarayaWatsonRegressor("epanechnikov", 0.1, metric=metric, reg_type=reg_type,
+        reg = NadarayaWatsonRegressor("epanechnikov", bandwidth=0.1, metric=metric, reg_type=reg_type,
                                       algorithm=algorithm)
         with pytest.warns(EmptySupportWarning):
             preds.append(reg.fit(X, y).predict(Xq))
@@ -85,9 +85,9 @@ def test_tiny_bandwidth_gives_nearest_neighbour_at_any_magnitude(kernel, reg_typ
     X, y, _ = _data()
     Xq = X[:5] + 1e-3
     for h in [1e-150, 1e-160, 1e-200, 1e-300]:
-        reg = NadarayaWatsonRegressor(kernel, h, reg_type=reg_type)
+        reg = NadarayaWatsonRegressor(kernel, bandwidth=h, reg_type=reg_type)
         np.testing.assert_allclose(_quiet_fit_predict(reg, X, y, Xq), y[:5], rtol=1e-12)
-    big = NadarayaWatsonRegressor(kernel, 1e-100, reg_type=reg_type)  # X ~ 1e100, h ~ 1e-100
+    big = NadarayaWatsonRegressor(kernel, bandwidth=1e-100, reg_type=reg_type)  # X ~ 1e100, h ~ 1e-100
     np.testing.assert_allclose(_quiet_fit_predict(big, X * 1e100, y, Xq * 1e100), y[:5],
                                rtol=1e-12)
     logw = kernel_log_weights(Xq, X, kernel=kernel, bandwidth=1e-200)
@@ -117,10 +117,10 @@ def test_nadaraya_watson_numerical_contract(kernel, metric, reg_type, bandwidth)
     for a in SCALES:
         s = 1.0 if metric == "cosine" else a   # cosine is invariant to the scale of X
         h = bandwidth if isinstance(bandwidth, str) else bandwidth * s
-        reg = NadarayaWatsonRegressor(kernel, h, metric, reg_type, on_empty="mean")
+        reg = NadarayaWatsonRegressor(kernel, bandwidth=h, metric=metric, reg_type=reg_type, on_empty="mean")
         preds.append(_quiet_fit_predict(reg, X * a, y, Xq * a))
         if reg_type == "lc":
-            clf = NadarayaWatsonClassifier(kernel, h, metric, on_empty="mean")
+            clf = NadarayaWatsonClassifier(kernel, bandwidth=h, metric=metric, on_empty="mean")
             probas.append(_quiet_fit_predict(clf, X * a, labels, Xq * a, proba=True))
     for p in preds + probas:
         assert np.all(np.isfinite(p))
@@ -182,7 +182,10 @@ def test_attention_standardisation_is_relative_to_each_feature():
     const = np.column_stack([np.full(len(X), 3.0e-30), X[:, 1]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert reg.fit(const, y).X_scale_[0] == 1.0  # a constant column is left unscaled
+        # a constant column is scaled by its magnitude (scale-equivariant), zeros by 1
+        assert reg.fit(const, y).X_scale_[0] == 3.0e-30
+        const[:, 0] = 0.0
+        assert reg.fit(const, y).X_scale_[0] == 1.0
 
 
 def test_numerical_contract_is_one_wording_in_every_numeric_estimator():
@@ -205,7 +208,7 @@ def test_working_memory_changes_results_by_rounding_only(reg_type, kernel, bound
     rng = np.random.RandomState(5)
     X, Xq = rng.uniform(size=(300, 2)), rng.uniform(size=(150, 2))
     y = np.sin(3 * X.sum(axis=1)) + 1.5
-    ref = NadarayaWatsonRegressor(kernel, "loo", reg_type=reg_type, bandwidth_grid=8,
+    ref = NadarayaWatsonRegressor(kernel, bandwidth="loo", reg_type=reg_type, bandwidth_grid=8,
                                   on_empty="mean").fit(X, y)
     for wm in [0.005, 0.1, 64.0]:
         other = clone(ref).set_params(working_memory=wm).fit(X, y)
@@ -269,7 +272,7 @@ def test_kernel_parameter_accepts_what_get_kernel_accepts():
 def test_local_linear_never_reaches_an_internal_linalg_error():
     X, y, Xq = _data()
     for h in [1e-200, 1e-120, 1e-8]:
-        reg = NadarayaWatsonRegressor("tophat", h, reg_type="ll", on_empty="nearest")
+        reg = NadarayaWatsonRegressor("tophat", bandwidth=h, reg_type="ll", on_empty="nearest")
         assert np.all(np.isfinite(_quiet_fit_predict(reg, X, y, Xq)))
 
 
@@ -279,7 +282,7 @@ def test_kernel_object_named_like_a_builtin_takes_the_generic_loo_path():
     fake = Kernel("gaussian", lambda u: -u - np.log(2.0), dlog_k_du=lambda u: -np.ones_like(u))
     assert fake.family is None
     for bw in ["loo", "loo-ard"]:
-        got = NadarayaWatsonRegressor(fake, bw).fit(X, y)
-        ref = NadarayaWatsonRegressor("laplacian", bw).fit(X, y)
+        got = NadarayaWatsonRegressor(fake, bandwidth=bw).fit(X, y)
+        ref = NadarayaWatsonRegressor("laplacian", bandwidth=bw).fit(X, y)
         np.testing.assert_allclose(got.loo_scores_, ref.loo_scores_, rtol=1e-10)
         np.testing.assert_allclose(got.bandwidth_, ref.bandwidth_, rtol=1e-6)

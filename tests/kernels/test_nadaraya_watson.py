@@ -142,7 +142,7 @@ def test_multi_output_equals_separate_fits():
 def test_on_empty_policies():
     X, y = np.array([[0.0], [1.0], [2.0]]), np.array([1.0, 2.0, 6.0])
     Xq = np.array([[0.1], [10.0], [-7.0]])
-    make = lambda p: NadarayaWatsonRegressor("epanechnikov", 0.5, on_empty=p).fit(X, y)  # noqa
+    make = lambda p: NadarayaWatsonRegressor("epanechnikov", bandwidth=0.5, on_empty=p).fit(X, y)  # noqa
     with pytest.warns(EmptySupportWarning, match="some queries have no training point") as rec:
         np.testing.assert_allclose(make("nearest").predict(Xq), [1.0, 6.0, 1.0])
     assert (rec[0].message.n_empty, rec[0].message.n_queries) == (2, 3)
@@ -215,10 +215,10 @@ def test_auto_algorithm_picks_the_tree_for_small_compact_supports():
     rng = np.random.RandomState(9)
     X = rng.uniform(size=(6000, 2))
     y = X.sum(axis=1)
-    assert NadarayaWatsonRegressor("epanechnikov", 0.01).fit(X, y).algorithm_ == "tree"
-    assert NadarayaWatsonRegressor("epanechnikov", 0.5).fit(X, y).algorithm_ == "brute"
-    assert NadarayaWatsonRegressor("gaussian", 0.01).fit(X, y).algorithm_ == "brute"
-    assert NadarayaWatsonRegressor("epanechnikov", 0.01).fit(X[:100], y[:100]).algorithm_ == "brute"
+    assert NadarayaWatsonRegressor("epanechnikov", bandwidth=0.01).fit(X, y).algorithm_ == "tree"
+    assert NadarayaWatsonRegressor("epanechnikov", bandwidth=0.5).fit(X, y).algorithm_ == "brute"
+    assert NadarayaWatsonRegressor("gaussian", bandwidth=0.01).fit(X, y).algorithm_ == "brute"
+    assert NadarayaWatsonRegressor("epanechnikov", bandwidth=0.01).fit(X[:100], y[:100]).algorithm_ == "brute"
 
 
 def test_n_jobs_and_ard_classifier():
@@ -309,7 +309,7 @@ GridSearchCV(NadarayaWatsonRegressor('epanechnikov', metric='product'),
     assert "array(" not in err and "on_empty to silence" not in err
     assert "filterwarnings" in err
     X, y = make_nw_regression(30, random_state=0)
-    reg = NadarayaWatsonRegressor("epanechnikov", 0.02).fit(X, y)
+    reg = NadarayaWatsonRegressor("epanechnikov", bandwidth=0.02).fit(X, y)
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         for _ in range(3):
