@@ -80,7 +80,7 @@ def _ray_scales(grid):
 
 
 def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
-             engine="numpy", n_jobs=None):
+             engine="numpy", n_jobs=None, progress=None):
     """Leave-one-out loss for every bandwidth of ``grid`` (shape (g, d) or (g, 1)).
 
     Parameters
@@ -98,6 +98,8 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         "numba": the compiled loop of :mod:`nlpfeat.kernels._compiled` where it applies.
     n_jobs : int, default=None
         Threads of the compiled loop (the numpy path ignores it).
+    progress : callable or None, default=None
+        Called with the number of rows done after each chunk (a progress bar's update).
 
     Returns
     -------
@@ -108,7 +110,8 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         from nlpfeat.kernels import _compiled
         if _compiled.supports(kern, X, metric):
             return _compiled.loo_grid(X, Y, kern, metric, grid, reg_type=reg_type, loss=loss,
-                                      working_memory=working_memory, n_jobs=n_jobs)
+                                      working_memory=working_memory, n_jobs=n_jobs,
+                                      progress=progress)
     n, k = Y.shape
     scales = _ray_scales(grid)
     per_feature = scales is None or (metric == "product" and kern.family != "gaussian")
@@ -147,6 +150,8 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
             totals[g] += _loss_grad(P, Y[rows], loss)[0]
+        if progress is not None:
+            progress(rows.stop - rows.start)
     return _finish_loss(totals, n, k, loss)
 
 

@@ -1,5 +1,6 @@
 """Shared fitting logic of the Nadaraya-Watson estimators (parameters, bandwidth, queries)."""
 import contextlib
+import sys
 import warnings
 import weakref
 
@@ -45,6 +46,7 @@ class NadarayaWatsonMixin:
         "on_empty": [StrOptions({"nearest", "mean", "nan", "raise"})],
         "n_jobs": [Integral, None],
         "var_type": [str, None],
+        "verbose": ["verbose"],
         "engine": [StrOptions({"auto", "numba", "numpy"})],
     }
 
@@ -102,6 +104,18 @@ class NadarayaWatsonMixin:
         self._y_mean = Y.mean(axis=0)
         return self
 
+    @contextlib.contextmanager
+    def _progress(self, n_rows, n_grid):
+        """A tqdm bar's ``update`` over the leave-one-out rows with ``verbose``, else None."""
+        if not self.verbose:
+            yield None
+            return
+        from tqdm.auto import tqdm
+
+        with tqdm(total=n_rows, unit="row", delay=2.0, file=sys.stderr,
+                  desc=f"{type(self).__name__}: leave-one-out over {n_grid} bandwidths") as bar:
+            yield bar.update
+
     def _select_bandwidth(self, X, Y, kern, reg_type, loss):
         n, d = X.shape
         bw = self.bandwidth
@@ -124,10 +138,10 @@ class NadarayaWatsonMixin:
                     working_memory=self.working_memory)
             return _squeeze(h), None, None
         grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, 10)
-        with self._blas_threads():
+        with self._blas_threads(), self._progress(n, len(grid)) as progress:
             losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
                               working_memory=self.working_memory, engine=self.engine_,
-                              n_jobs=self.n_jobs)
+                              n_jobs=self.n_jobs, progress=progress)
             best = grid[int(np.argmin(losses))]
             if bw == "loo-ard":
                 best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,

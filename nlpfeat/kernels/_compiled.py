@@ -702,7 +702,7 @@ def _loo_parallel(n_rows, n_blocks, base, *args):
 
 
 def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
-             n_jobs=None):
+             n_jobs=None, progress=None):
     """:func:`nlpfeat.kernels._bandwidth.loo_grid` on the compiled engine (same arguments)."""
     from nlpfeat.kernels._bandwidth import _finish_loss, _loss_grad, _ray_scales
 
@@ -736,6 +736,8 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         for g in range(G):
             Pg = _pinv_intercepts(M[:, g], V[:, g]) if ll else P[:, g]
             totals[g] += _loss_grad(Pg, Y[rows], loss)[0]
+        if progress is not None:
+            progress(c)
     return _finish_loss(totals, n, k, loss)
 
 

@@ -333,3 +333,33 @@ def test_working_memory_none_follows_scikit_learns_configuration():
     expected = reg.predict(X)
     with sklearn.config_context(working_memory=0.01):   # many small chunks
         np.testing.assert_allclose(reg.predict(X), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_verbose_shows_the_progress_of_the_bandwidth_search(engine, capsys, monkeypatch):
+    import nlpfeat.kernels._base as base
+
+    updates = []
+
+    class Bar:
+        def __init__(self, total, **kwargs):
+            updates.append(("total", total, kwargs["desc"]))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n):
+            updates.append(("rows", n))
+
+    import tqdm.auto
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    X, y = make_nw_regression(300, random_state=0)
+    quiet = NadarayaWatsonRegressor(engine=engine).fit(X, y)
+    assert not updates
+    loud = NadarayaWatsonRegressor(engine=engine, verbose=1, working_memory=0.05).fit(X, y)
+    assert updates[0][:2] == ("total", 300) and "30 bandwidths" in updates[0][2]
+    assert sum(n for kind, n in updates[1:]) == 300 and len(updates) > 2
+    assert loud.bandwidth_ == quiet.bandwidth_ or np.isclose(loud.bandwidth_, quiet.bandwidth_)
