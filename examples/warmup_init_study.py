@@ -52,6 +52,8 @@ Usage::
     python examples/warmup_init_study.py --with-torch --no-numpy --device cuda   # full table
 """
 import argparse
+import csv
+import os
 import time
 
 import numpy as np
@@ -289,20 +291,30 @@ def parity_probe(cfg, args, n_steps=3):
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--rows", nargs="+", choices=sorted(ROWS), help="rows to run (default all)")
+    p.add_argument("--rows", nargs="+", choices=sorted(ROWS),
+                   help="rows to run on the full model (default with --full: all 20)")
+    p.add_argument("--full", action="store_true",
+                   help="the full table: all 20 rows (or --rows) on the full model, 1000 steps; "
+                        "about 3-4 minutes a row per seed and backend on one CPU core "
+                        "(batch64 about 4 times that)")
     p.add_argument("--steps", type=int, default=None, help="training steps (default 1000)")
     p.add_argument("--eval-batches", type=int, default=None, help="default 1000")
     p.add_argument("--quick", action="store_true",
-                   help="reduced run: rows lr1e-3 and lr1e-3-warmup of a 2-layer d_model 64 "
-                        "model, 500 steps, 100 eval batches (under a minute)")
+                   help="reduced run, also the default without --full or --rows: rows lr1e-3 "
+                        "and lr1e-3-warmup of a 2-layer d_model 64 model, 500 steps, 100 eval "
+                        "batches (under a minute)")
     p.add_argument("--with-torch", action="store_true",
                    help="also run each row in PyTorch from the same weights and batches")
     p.add_argument("--no-numpy", action="store_true", help="torch column only (with --with-torch)")
     p.add_argument("--device", default="cpu", help="torch device, e.g. cuda")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--csv", default=None,
+                   help="append one line per (row, backend, seed) to this CSV file as each run "
+                        "ends, so a long run keeps what it finished; runs already in the "
+                        "file (same row, backend, seed, dtype, steps, model) are skipped")
     args = p.parse_args(argv)
-    quick = QUICK if args.quick else {}
+    quick = QUICK if (args.quick or not (args.full or args.rows)) else {}
     args.rows = args.rows or quick.get("rows") or list(ROWS)
     args.steps = args.steps or quick.get("steps", 1000)
     args.eval_batches = args.eval_batches or quick.get("eval_batches", 1000)
@@ -310,6 +322,33 @@ def parse_args(argv=None):
     if args.no_numpy and not args.with_torch:
         p.error("--no-numpy needs --with-torch")
     return args
+
+
+CSV_FIELDS = ["row", "backend", "seed", "dtype", "steps", "eval_batches", "n_layers",
+              "d_model", "dim_feedforward", "batch", "published", "eval_loss", "first_loss",
+              "seconds"]
+
+
+def _csv_key(record):
+    return tuple(str(record[k]) for k in ("row", "backend", "seed", "dtype", "steps",
+                                          "n_layers", "d_model", "dim_feedforward"))
+
+
+def csv_done(path):
+    """Keys of the runs already recorded in ``path`` (empty when it does not exist)."""
+    if not path or not os.path.exists(path):
+        return set()
+    with open(path, newline="", encoding="utf-8") as f:
+        return {_csv_key(r) for r in csv.DictReader(f)}
+
+
+def csv_append(path, record):
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerow(record)
 
 
 def verdict(results):
@@ -332,15 +371,28 @@ def main(argv=None):
     head = f"{'row':22s} {'published':>10s}" + "".join(f" {b:>8s} {'s':>6s}" for b in backends)
     print(head + ("  first-3-loss rel.diff (dropout off)" if args.with_torch and
                   not args.no_numpy else ""))
+    done = csv_done(args.csv)
     results = {}
     for name in args.rows:
         settings, published = ROWS[name]
         cfg = {**BASE, **settings, **args.overrides}
         line = f"{name:22s} {published:>10s}"
         for backend in backends:
-            value, _, secs = run_row(cfg, args, backend)
+            record = {"row": name, "backend": backend, "seed": args.seed, "dtype": args.dtype,
+                      "steps": args.steps, "eval_batches": args.eval_batches,
+                      "n_layers": cfg["n_layers"], "d_model": cfg["d_model"],
+                      "dim_feedforward": cfg["dim_feedforward"], "batch": cfg["batch"],
+                      "published": published}
+            if _csv_key(record) in done:
+                line += f" {'(in csv)':>8s} {'':>6s}"
+                continue
+            value, first, secs = run_row(cfg, args, backend)
             results.setdefault(name, value)
             line += f" {value:8.3f} {secs:6.0f}"
+            if args.csv:
+                csv_append(args.csv, {**record, "eval_loss": f"{value:.6f}",
+                                      "first_loss": f"{first[0]:.6f}" if first else "",
+                                      "seconds": f"{secs:.0f}"})
         if args.with_torch and not args.no_numpy:
             line += f"  {parity_probe(cfg, args):.1e}"
         print(line, flush=True)

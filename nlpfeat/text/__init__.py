@@ -18,6 +18,9 @@ from nlpfeat.text._positional import PositionalBagOfWords
 from nlpfeat.text._tfidf import TfidfVectorizer
 from nlpfeat.text._topics import TopicModel
 from nlpfeat.text.tokenize import get_stemmer, get_stop_words, get_tokenizer
+# syntax-based features, absence of frequent words
+from nlpfeat.text._count_deviation import CountDeviation  # noqa: E402
+from nlpfeat.text._dependency import DependencyBagOfWords  # noqa: E402
 
 __all__ = [
     "BagOfWords",
@@ -35,4 +38,7 @@ __all__ = [
     "get_tokenizer",
     "pmi",
     "topic_coherence",
+    # syntax-based features, absence of frequent words
+    "CountDeviation",
+    "DependencyBagOfWords",
 ]
