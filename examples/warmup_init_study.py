@@ -248,7 +248,7 @@ def run_row(cfg, args, backend):
                             for i in range(args.eval_batches))
     start, first = time.perf_counter(), []
     if backend == "numpy":
-        opt = Adam(np_model.params, lr=cfg["lr"])
+        opt = Adam(np_model.params, lr=cfg["lr"], eps=args.adam_eps)
         step = lambda x, t, lr: numpy_step(np_model, opt, x, t, lr)  # noqa: E731
         evaluate = lambda: numpy_eval(np_model, eval_batches)  # noqa: E731
     else:
@@ -256,7 +256,7 @@ def run_row(cfg, args, backend):
 
         tdtype = torch.float64 if dtype == np.float64 else torch.float32
         net = torch_model(cfg, np_model.state_dict(), args.device, tdtype)
-        opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+        opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"], eps=args.adam_eps)
         step = lambda x, t, lr: torch_step(net, opt, x, t, lr, args.device)  # noqa: E731
         evaluate = lambda: torch_eval(net, eval_batches, args.device)  # noqa: E731
     for i in range(args.steps):
@@ -277,8 +277,8 @@ def parity_probe(cfg, args, n_steps=3):
     np_model = build_numpy(probe, args.seed, dtype)
     tdtype = torch.float64 if dtype == np.float64 else torch.float32
     net = torch_model(probe, np_model.state_dict(), args.device, tdtype)
-    opt_np = Adam(np_model.params, lr=cfg["lr"])
-    opt_t = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+    opt_np = Adam(np_model.params, lr=cfg["lr"], eps=args.adam_eps)
+    opt_t = torch.optim.Adam(net.parameters(), lr=cfg["lr"], eps=args.adam_eps)
     data, lr_at = np.random.default_rng(args.seed + 1), schedule(cfg, args.steps)
     worst = 0.0
     for i in range(n_steps):
@@ -309,6 +309,10 @@ def parse_args(argv=None):
     p.add_argument("--device", default="cpu", help="torch device, e.g. cuda")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--warmup", type=float, default=None,
+                   help="override every row's warm-up fraction (e.g. 0.1), to test "
+                        "explanations of a row that disagrees")
+    p.add_argument("--adam-eps", type=float, default=1e-8, help="Adam's epsilon (default 1e-8)")
     p.add_argument("--csv", default=None,
                    help="append one line per (row, backend, seed) to this CSV file as each run "
                         "ends, so a long run keeps what it finished; runs already in the "
@@ -319,19 +323,28 @@ def parse_args(argv=None):
     args.steps = args.steps or quick.get("steps", 1000)
     args.eval_batches = args.eval_batches or quick.get("eval_batches", 1000)
     args.overrides = {k: v for k, v in quick.items() if k in BASE}
+    if args.warmup is not None:
+        args.overrides["warmup"] = args.warmup
     if args.no_numpy and not args.with_torch:
         p.error("--no-numpy needs --with-torch")
     return args
 
 
 CSV_FIELDS = ["row", "backend", "seed", "dtype", "steps", "eval_batches", "n_layers",
-              "d_model", "dim_feedforward", "batch", "published", "eval_loss", "first_loss",
-              "seconds"]
+              "d_model", "dim_feedforward", "batch", "lr", "warmup", "init", "adam_eps",
+              "published", "eval_loss", "first_loss", "seconds", "note"]
 
 
 def _csv_key(record):
     return tuple(str(record[k]) for k in ("row", "backend", "seed", "dtype", "steps",
-                                          "n_layers", "d_model", "dim_feedforward"))
+                                          "n_layers", "d_model", "dim_feedforward", "warmup",
+                                          "adam_eps"))
+
+
+def _init_name(cfg):
+    if cfg["init"] == "normal":
+        return f"normal({cfg['std']})"
+    return f"uniform(+-{cfg['a']})" if cfg["init"] == "uniform" else cfg["init"]
 
 
 def csv_done(path):
@@ -372,7 +385,7 @@ def main(argv=None):
     print(head + ("  first-3-loss rel.diff (dropout off)" if args.with_torch and
                   not args.no_numpy else ""))
     done = csv_done(args.csv)
-    results = {}
+    results, same = {}, {}
     for name in args.rows:
         settings, published = ROWS[name]
         cfg = {**BASE, **settings, **args.overrides}
@@ -382,17 +395,24 @@ def main(argv=None):
                       "steps": args.steps, "eval_batches": args.eval_batches,
                       "n_layers": cfg["n_layers"], "d_model": cfg["d_model"],
                       "dim_feedforward": cfg["dim_feedforward"], "batch": cfg["batch"],
-                      "published": published}
+                      "lr": cfg["lr"], "warmup": cfg["warmup"], "init": _init_name(cfg),
+                      "adam_eps": args.adam_eps, "published": published}
             if _csv_key(record) in done:
                 line += f" {'(in csv)':>8s} {'':>6s}"
                 continue
-            value, first, secs = run_row(cfg, args, backend)
+            key = (backend, tuple(sorted(cfg.items())))
+            if key in same:                   # e.g. init-default is lr1e-3-warmup
+                twin, (value, first, secs) = same[key]
+                note, secs = f"same configuration as {twin}", 0.0
+            else:
+                value, first, secs = run_row(cfg, args, backend)
+                same[key], note = (name, (value, first, secs)), ""
             results.setdefault(name, value)
-            line += f" {value:8.3f} {secs:6.0f}"
+            line += f" {value:8.3f} {secs:6.0f}" + (f" ({note})" if note else "")
             if args.csv:
                 csv_append(args.csv, {**record, "eval_loss": f"{value:.6f}",
                                       "first_loss": f"{first[0]:.6f}" if first else "",
-                                      "seconds": f"{secs:.0f}"})
+                                      "seconds": f"{secs:.0f}", "note": note})
         if args.with_torch and not args.no_numpy:
             line += f"  {parity_probe(cfg, args):.1e}"
         print(line, flush=True)
