@@ -58,7 +58,7 @@ def _cluster(unit_vectors, n_units, method, rng):
         from sklearn.cluster import KMeans
 
         # on unit vectors, squared Euclidean distance is 2 - 2 cos
-        return KMeans(n_clusters=n_units, n_init=10, random_state=rng).fit_predict(
+        return KMeans(n_clusters=n_units, random_state=rng).fit_predict(
             unit_vectors)
     from sklearn.cluster import AgglomerativeClustering
 

@@ -46,3 +46,37 @@ def test_numpy_and_torch_first_steps_agree(study):
         assert study.parity_probe(cfg, args, n_steps=3) < 1e-10
     finally:
         torch.set_num_threads(n)
+
+
+def test_default_is_the_short_run_and_full_is_the_table(study):
+    short = study.parse_args([])
+    assert short.rows == study.QUICK["rows"] and short.overrides["n_layers"] == 2
+    assert short.steps == 500
+    full = study.parse_args(["--full"])
+    assert full.rows == list(study.ROWS) and full.overrides == {} and full.steps == 1000
+    picked = study.parse_args(["--rows", "lr1e-4", "--warmup", "0.1"])
+    assert picked.rows == ["lr1e-4"] and picked.overrides == {"warmup": 0.1}
+
+
+def test_csv_is_written_per_run_and_resumed(study, tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    argv = ["--quick", "--steps", "2", "--eval-batches", "1", "--csv", str(path)]
+    first = study.main(argv)
+    lines = path.read_text().splitlines()
+    assert lines[0].split(",") == study.CSV_FIELDS and len(lines) == 3
+    assert {line.split(",")[0] for line in lines[1:]} == set(first)
+    capsys.readouterr()
+    again = study.main(argv)                      # nothing left to run
+    assert again == {} and "(in csv)" in capsys.readouterr().out
+    assert path.read_text().splitlines() == lines
+    study.main(argv + ["--seed", "1"])            # another seed is another run
+    assert len(path.read_text().splitlines()) == 5
+
+
+def test_identical_configurations_run_once(study, tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    results = study.main(["--quick", "--rows", "lr1e-3-warmup", "init-default", "--steps", "2",
+                          "--eval-batches", "1", "--csv", str(path)])
+    assert results["init-default"] == results["lr1e-3-warmup"]
+    assert "same configuration as lr1e-3-warmup" in capsys.readouterr().out
+    assert path.read_text().splitlines()[2].endswith(",0,same configuration as lr1e-3-warmup")
