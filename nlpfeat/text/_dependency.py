@@ -173,7 +173,13 @@ def _cycle_word(head):
 def _from_doc(doc, index):
     """spaCy-like ``Doc`` (duck-typed: ``sents`` of tokens with ``i``, ``head``, ``dep_``...)."""
     sentences = []
-    for sent in doc.sents:
+    try:
+        sents = list(doc.sents)
+    except ValueError as exc:          # spaCy: "[E030] Sentence boundaries unset"
+        raise ValueError(f"Document {index} is a Doc without a dependency parse ({exc}); "
+                         f"parse it with a spaCy pipeline that has a parser (nlpfeat never "
+                         f"downloads a model).") from None
+    for sent in sents:
         tokens = list(sent)
         if not tokens:
             continue

@@ -178,6 +178,16 @@ def test_spacy_like_doc_gives_the_conllu_features(sample):
     np.testing.assert_array_equal(a.transform(docs).toarray(), a.transform(sample.data).toarray())
 
 
+def test_unparsed_doc_is_rejected_clearly():
+    class Unparsed:
+        @property
+        def sents(self):
+            raise ValueError("[E030] Sentence boundaries unset.")
+
+    with pytest.raises(ValueError, match=r"Document 0 is a Doc without a dependency parse"):
+        DependencyBagOfWords().fit([Unparsed()])
+
+
 def test_real_spacy_doc():
     spacy = pytest.importorskip("spacy")
     from spacy.tokens import Doc
