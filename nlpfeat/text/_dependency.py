@@ -170,6 +170,12 @@ def _cycle_word(head):
     return None if bad.size == 0 else int(far[bad[0]])
 
 
+def _is_parsed_doc(doc):
+    """Whether ``doc`` looks like a spaCy ``Doc`` (has ``sents``; not evaluated here)."""
+    return not isinstance(doc, (str, bytes)) and (
+        hasattr(type(doc), "sents") or "sents" in getattr(doc, "__dict__", {}))
+
+
 def _from_doc(doc, index):
     """spaCy-like ``Doc`` (duck-typed: ``sents`` of tokens with ``i``, ``head``, ``dep_``...)."""
     sentences = []
@@ -338,7 +344,7 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
             yield self._parse(doc, i)
 
     def _parse(self, doc, i):
-        if hasattr(doc, "sents") and not isinstance(doc, (str, bytes)):
+        if _is_parsed_doc(doc):
             return _from_doc(doc, i)
         if self.input == "filename":
             if not isinstance(doc, (str, bytes)) and not hasattr(doc, "__fspath__"):
