@@ -122,6 +122,11 @@ default=None
     includes antonyms: in a corpus that writes "a good person" as often as "a bad
     person", good and bad may fall in one unit, and polarity is lost. Check ``units_``.
 
+    scikit-learn's ``clone`` (used by ``cross_val_score``, ``GridSearchCV``) returns an
+    *unfitted* copy of an estimator parameter, so a fitted ``PMIEmbedding`` passed as
+    ``embedding`` is refitted on each training fold there; pass
+    ``embedding.to_keyedvectors()`` or a ``{word: vector}`` dict to keep fixed vectors.
+
     Examples
     --------
     >>> from nlpfeat.text import SemanticUnitBagOfWords

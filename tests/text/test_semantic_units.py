@@ -93,6 +93,14 @@ def test_unfitted_embedding_is_fitted_on_the_tokens(toy):
     assert default.embedding_.n_components == 100
 
 
+def test_clone_refits_a_fitted_embedding_but_not_fixed_vectors(toy, embedding):
+    est = SemanticUnitBagOfWords(embedding, n_units=25, random_state=0)
+    assert not hasattr(clone(est).embedding, "embeddings_")     # documented in Notes
+    fixed = SemanticUnitBagOfWords(embedding.to_keyedvectors(), n_units=25, random_state=0)
+    assert clone(fixed).fit(toy[:200]).units_ == clone(fixed).fit(toy[:200]).units_
+    assert not hasattr(clone(fixed).fit(toy[:200]), "embedding_")
+
+
 def test_antonyms_share_units_on_the_toy_corpus(toy, embedding):
     """The warning of the concept notes, measured: PMI units merge antonyms."""
     est = SemanticUnitBagOfWords(embedding, n_units=60, random_state=0).fit(toy)
