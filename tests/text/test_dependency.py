@@ -247,3 +247,14 @@ def test_loader_and_its_description(sample):
     assert zh.sent_id[0] == "zh-1" and set(zh.language) == {"zh"}
     with pytest.raises(ValueError, match="language"):
         load_dependency_sample("fr")
+
+
+def test_sample_file_is_consistent(sample):
+    """Each sentence's # text is its forms joined as MISC SpaceAfter says; one root each."""
+    for block, text in zip(sample.data, sample.text):
+        rows = [line.split("\t") for line in block.split("\n") if line and line[0] != "#"]
+        assert all(len(r) == 10 for r in rows)
+        joined = "".join(r[1] + ("" if "SpaceAfter=No" in r[9] else " ") for r in rows)
+        assert joined.rstrip() == text
+        assert [r[7] for r in rows].count("root") == 1
+        assert [r[6] for r in rows].count("0") == 1
