@@ -1,6 +1,7 @@
 """Smoke and parity tests of examples/warmup_init_study.py (the warm-up/init study)."""
 import importlib.util
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -12,8 +13,10 @@ PATH = pathlib.Path(__file__).resolve().parents[2] / "examples" / "warmup_init_s
 def study():
     spec = importlib.util.spec_from_file_location("warmup_init_study", PATH)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module        # so that --jobs can pickle its functions
     spec.loader.exec_module(module)
-    return module
+    yield module
+    sys.modules.pop(spec.name, None)
 
 
 def test_every_published_row_is_defined(study):
@@ -80,3 +83,14 @@ def test_identical_configurations_run_once(study, tmp_path, capsys):
     assert results["init-default"] == results["lr1e-3-warmup"]
     assert "same configuration as lr1e-3-warmup" in capsys.readouterr().out
     assert path.read_text().splitlines()[2].endswith(",0,same configuration as lr1e-3-warmup")
+
+
+def test_jobs_give_the_serial_results(study, tmp_path):
+    argv = ["--quick", "--steps", "2", "--eval-batches", "1", "--rows", "lr1e-3",
+            "lr1e-3-warmup", "lr1e-4", "init-default"]
+    serial = study.main(argv + ["--csv", str(tmp_path / "a.csv")])
+    parallel = study.main(argv + ["--jobs", "2", "--csv", str(tmp_path / "b.csv")])
+    assert parallel == serial and len(serial) == 4
+    a = sorted(line.rsplit(",", 3)[0] for line in (tmp_path / "a.csv").read_text().splitlines())
+    b = sorted(line.rsplit(",", 3)[0] for line in (tmp_path / "b.csv").read_text().splitlines())
+    assert a == b                                  # same records, up to order and timing
