@@ -53,8 +53,9 @@ this script, the table with a verdict per row in the README):
   longer warm-up than 10 steps;
 * numpy and PyTorch agree from the same weights and batches: 2 layers, lr 1e-3, 0.040 in
   numpy, 0.042 in PyTorch (dropout masks differ); a second seed moves the 2-layer rows by
-  0.001 to 0.015. Not run for lack of CPU time (the machine was shared): seeds 1 and 2 of
-  the 6-layer rows, their PyTorch column, and batch 64 unless the CSV has it.
+  0.001 to 0.015. Batch 64 (lr 1e-3, 1% warm-up) trains, 0.047 [0.037], where batch 16
+  collapses. Not run for lack of CPU time (the machine was shared): seeds 1 and 2 of the
+  6-layer rows and their PyTorch column.
 
 Usage::
 
