@@ -34,24 +34,49 @@ the last column is therefore a probe with dropout off: the relative difference o
 first three training losses (float32: about 1e-7 to 1e-6; ``--dtype float64``: about
 1e-16). The final figures then agree to within run-to-run noise.
 
-Measured on a busy 2-core CPU (float32, seed 0; eval loss, published value in brackets):
+Measured on a shared 2-core CPU (numpy, float32, 1000 steps, 200 evaluation batches,
+seed 0; published GPU value in brackets; every run is in ``warmup_init_study.csv`` beside
+this script, the table with a verdict per row in the README):
 
-* 1000 steps, 200 eval batches, numpy: lr 1e-3 + 1% warm-up 3.499 [0.10] -- collapsed,
-  the warm-up rescue does NOT reproduce (as PyTorch on a CPU found before, two seeds);
-  lr 1e-4 0.453 [0.56] -- reproduces.
-* 300 steps, 100 eval batches, numpy | torch: lr 1e-3 3.501 | 3.500 [3.37, collapse
-  reproduces]; lr 1e-3 + 1% warm-up 3.501 | 3.500; lr 1e-4 1.491 | 1.488.
-* The other rows (init schemes, 2 layers, batch 64) were not run here for lack of CPU
-  time; run them with ``--with-torch --no-numpy --device cuda`` or on a quiet machine.
+* reproduce: the collapse at lr 1e-3 without warm-up, 3.499 [3.37]; lr 1e-4 trains,
+  0.453 [0.56]; lr 1e-5 is slow, 2.284 [2.31]; kaiming_uniform, kaiming_normal and
+  normal(0.1) collapse, 3.503, 3.503, 3.504 [3.50]; xavier_uniform and xavier_normal
+  train, 0.329 and 0.221 [0.191, 0.189];
+  the 2-layer rows all train and in the published order (lr 1e-4 0.506, kaiming 0.32,
+  xavier_uniform 0.053, default 0.042, lr 1e-3 0.040 [0.614, 0.52, 0.124, 0.092, 0.086]);
+* do not reproduce: lr 1e-3 with a 1% warm-up (10 steps) still collapses, 3.501 [0.10],
+  and so does the ``default`` init row, the same configuration; normal(0.02) and
+  uniform(+-0.01) collapse, 3.500 and 3.498 [0.66, 0.424], while normal(0.002) trains,
+  0.037 [2.95];
+* one explanation tried: with a 10% warm-up (100 steps, ``--warmup 0.1``) lr 1e-3 trains,
+  0.051 (``warmup_init_study_variants.csv``): on this implementation the rescue needs a
+  longer warm-up than 10 steps;
+* numpy and PyTorch agree from the same weights and batches: 2 layers, lr 1e-3, 0.040 in
+  numpy, 0.042 in PyTorch (dropout masks differ); a second seed moves the 2-layer rows by
+  0.001 to 0.015. Batch 64 (lr 1e-3, 1% warm-up) trains, 0.047 [0.037], where batch 16
+  collapses. Not run for lack of CPU time (the machine was shared): seeds 1 and 2 of the
+  6-layer rows and their PyTorch column.
 
 Usage::
 
-    python examples/warmup_init_study.py --quick                 # < 1 minute (CI)
-    python examples/warmup_init_study.py --rows lr1e-3 lr1e-3-warmup --steps 1000
-    python examples/warmup_init_study.py --with-torch --rows lr1e-4
-    python examples/warmup_init_study.py --with-torch --no-numpy --device cuda   # full table
+    python examples/warmup_init_study.py                          # short run, < 1 minute
+    python examples/warmup_init_study.py --full --csv rows.csv    # the 20 published rows
+    python examples/warmup_init_study.py --full --seed 1 --csv rows.csv   # another seed
+    python examples/warmup_init_study.py --rows lr1e-3-warmup --warmup 0.1   # an explanation
+    python examples/warmup_init_study.py --full --with-torch --no-numpy --device cuda
+
+With no option the script runs the short, reduced configuration (``--quick``: two rows of
+a 2-layer d_model 64 model, 500 steps), as every example does. ``--full`` runs the table:
+on one quiet CPU core one 6-layer row (1000 steps, 1000 evaluation batches) takes about 4
+minutes per seed and backend, a 2-layer row about a third of that and batch 64 about four
+times as long, so the 20 rows take about 1.5 hours per seed in numpy (``init-default`` is
+the same configuration as ``lr1e-3-warmup`` and runs once). ``--csv`` appends each
+finished run to a file and skips the runs already in it, so a long run can be resumed.
 """
 import argparse
+import csv
+import os
+import threading
 import time
 
 import numpy as np
@@ -246,7 +271,7 @@ def run_row(cfg, args, backend):
                             for i in range(args.eval_batches))
     start, first = time.perf_counter(), []
     if backend == "numpy":
-        opt = Adam(np_model.params, lr=cfg["lr"])
+        opt = Adam(np_model.params, lr=cfg["lr"], eps=args.adam_eps)
         step = lambda x, t, lr: numpy_step(np_model, opt, x, t, lr)  # noqa: E731
         evaluate = lambda: numpy_eval(np_model, eval_batches)  # noqa: E731
     else:
@@ -254,7 +279,7 @@ def run_row(cfg, args, backend):
 
         tdtype = torch.float64 if dtype == np.float64 else torch.float32
         net = torch_model(cfg, np_model.state_dict(), args.device, tdtype)
-        opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+        opt = torch.optim.Adam(net.parameters(), lr=cfg["lr"], eps=args.adam_eps)
         step = lambda x, t, lr: torch_step(net, opt, x, t, lr, args.device)  # noqa: E731
         evaluate = lambda: torch_eval(net, eval_batches, args.device)  # noqa: E731
     for i in range(args.steps):
@@ -275,8 +300,8 @@ def parity_probe(cfg, args, n_steps=3):
     np_model = build_numpy(probe, args.seed, dtype)
     tdtype = torch.float64 if dtype == np.float64 else torch.float32
     net = torch_model(probe, np_model.state_dict(), args.device, tdtype)
-    opt_np = Adam(np_model.params, lr=cfg["lr"])
-    opt_t = torch.optim.Adam(net.parameters(), lr=cfg["lr"])
+    opt_np = Adam(np_model.params, lr=cfg["lr"], eps=args.adam_eps)
+    opt_t = torch.optim.Adam(net.parameters(), lr=cfg["lr"], eps=args.adam_eps)
     data, lr_at = np.random.default_rng(args.seed + 1), schedule(cfg, args.steps)
     worst = 0.0
     for i in range(n_steps):
@@ -289,27 +314,82 @@ def parity_probe(cfg, args, n_steps=3):
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--rows", nargs="+", choices=sorted(ROWS), help="rows to run (default all)")
+    p.add_argument("--rows", nargs="+", choices=sorted(ROWS),
+                   help="rows to run on the full model (default with --full: all 20)")
+    p.add_argument("--full", action="store_true",
+                   help="the full table: all 20 rows (or --rows) on the full model, 1000 steps; "
+                        "about 3-4 minutes a row per seed and backend on one CPU core "
+                        "(batch64 about 4 times that)")
     p.add_argument("--steps", type=int, default=None, help="training steps (default 1000)")
     p.add_argument("--eval-batches", type=int, default=None, help="default 1000")
     p.add_argument("--quick", action="store_true",
-                   help="reduced run: rows lr1e-3 and lr1e-3-warmup of a 2-layer d_model 64 "
-                        "model, 500 steps, 100 eval batches (under a minute)")
+                   help="reduced run, also the default without --full or --rows: rows lr1e-3 "
+                        "and lr1e-3-warmup of a 2-layer d_model 64 model, 500 steps, 100 eval "
+                        "batches (under a minute)")
     p.add_argument("--with-torch", action="store_true",
                    help="also run each row in PyTorch from the same weights and batches")
     p.add_argument("--no-numpy", action="store_true", help="torch column only (with --with-torch)")
     p.add_argument("--device", default="cpu", help="torch device, e.g. cuda")
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--warmup", type=float, default=None,
+                   help="override every row's warm-up fraction (e.g. 0.1), to test "
+                        "explanations of a row that disagrees")
+    p.add_argument("--adam-eps", type=float, default=1e-8, help="Adam's epsilon (default 1e-8)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="run rows in this many processes at once (rows are independent; "
+                        "use one per core, with one BLAS thread each: OMP_NUM_THREADS=1)")
+    p.add_argument("--csv", default=None,
+                   help="append one line per (row, backend, seed) to this CSV file as each run "
+                        "ends, so a long run keeps what it finished; runs already in the "
+                        "file (same row, backend, seed, dtype, steps, model) are skipped")
     args = p.parse_args(argv)
-    quick = QUICK if args.quick else {}
+    quick = QUICK if (args.quick or not (args.full or args.rows)) else {}
     args.rows = args.rows or quick.get("rows") or list(ROWS)
     args.steps = args.steps or quick.get("steps", 1000)
     args.eval_batches = args.eval_batches or quick.get("eval_batches", 1000)
     args.overrides = {k: v for k, v in quick.items() if k in BASE}
+    if args.warmup is not None:
+        args.overrides["warmup"] = args.warmup
     if args.no_numpy and not args.with_torch:
         p.error("--no-numpy needs --with-torch")
+    if args.jobs < 1:
+        p.error(f"--jobs must be at least 1; got {args.jobs}")
     return args
+
+
+CSV_FIELDS = ["row", "backend", "seed", "dtype", "steps", "eval_batches", "n_layers",
+              "d_model", "dim_feedforward", "batch", "lr", "warmup", "init", "adam_eps",
+              "published", "eval_loss", "first_loss", "seconds", "note"]
+
+
+def _csv_key(record):
+    return tuple(str(record[k]) for k in ("row", "backend", "seed", "dtype", "steps",
+                                          "n_layers", "d_model", "dim_feedforward", "warmup",
+                                          "adam_eps"))
+
+
+def _init_name(cfg):
+    if cfg["init"] == "normal":
+        return f"normal({cfg['std']})"
+    return f"uniform(+-{cfg['a']})" if cfg["init"] == "uniform" else cfg["init"]
+
+
+def csv_done(path):
+    """Keys of the runs already recorded in ``path`` (empty when it does not exist)."""
+    if not path or not os.path.exists(path):
+        return set()
+    with open(path, newline="", encoding="utf-8") as f:
+        return {_csv_key(r) for r in csv.DictReader(f)}
+
+
+def csv_append(path, record):
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerow(record)
 
 
 def verdict(results):
@@ -323,6 +403,48 @@ def verdict(results):
     return lines or ["  (none of the rows behind the published findings ran)"]
 
 
+class _Runner:
+    """Runs each distinct (configuration, backend) once, here or in ``args.jobs`` processes.
+
+    ``plan`` maps a key to ``(cfg, backend, record)``; ``on_done(record, result)`` is called
+    once per key as soon as its run ends (so a CSV keeps every finished run).
+    """
+
+    def __init__(self, plan, args, on_done):
+        self.plan, self.args, self.on_done = plan, args, on_done
+        self.results, self.futures, self.lock = {}, {}, threading.Lock()
+        self.pool = None
+        if args.jobs > 1 and len(plan) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(min(args.jobs, len(plan)),
+                                            mp_context=multiprocessing.get_context("fork"))
+            for key, (cfg, backend, _) in plan.items():
+                future = self.pool.submit(run_row, cfg, args, backend)
+                future.add_done_callback(
+                    lambda f, key=key: f.exception() is None and self._finish(key, f.result()))
+                self.futures[key] = future
+
+    def _finish(self, key, result):
+        with self.lock:
+            if key not in self.results:
+                self.results[key] = result
+                self.on_done(self.plan[key][2], result)
+
+    def get(self, key):
+        if key in self.futures:
+            self._finish(key, self.futures[key].result())
+        elif key not in self.results:
+            cfg, backend, _ = self.plan[key]
+            self._finish(key, run_row(cfg, self.args, backend))
+        return self.results[key]
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
 def main(argv=None):
     args = parse_args(argv)
     backends = ([] if args.no_numpy else ["numpy"]) + (["torch"] if args.with_torch else [])
@@ -332,18 +454,54 @@ def main(argv=None):
     head = f"{'row':22s} {'published':>10s}" + "".join(f" {b:>8s} {'s':>6s}" for b in backends)
     print(head + ("  first-3-loss rel.diff (dropout off)" if args.with_torch and
                   not args.no_numpy else ""))
-    results = {}
+    done = csv_done(args.csv)
+    rows, plan = [], {}
     for name in args.rows:
         settings, published = ROWS[name]
         cfg = {**BASE, **settings, **args.overrides}
-        line = f"{name:22s} {published:>10s}"
+        runs = []
         for backend in backends:
-            value, _, secs = run_row(cfg, args, backend)
-            results.setdefault(name, value)
-            line += f" {value:8.3f} {secs:6.0f}"
-        if args.with_torch and not args.no_numpy:
-            line += f"  {parity_probe(cfg, args):.1e}"
-        print(line, flush=True)
+            record = {"row": name, "backend": backend, "seed": args.seed, "dtype": args.dtype,
+                      "steps": args.steps, "eval_batches": args.eval_batches,
+                      "n_layers": cfg["n_layers"], "d_model": cfg["d_model"],
+                      "dim_feedforward": cfg["dim_feedforward"], "batch": cfg["batch"],
+                      "lr": cfg["lr"], "warmup": cfg["warmup"], "init": _init_name(cfg),
+                      "adam_eps": args.adam_eps, "published": published}
+            key = None if _csv_key(record) in done else (backend, tuple(sorted(cfg.items())))
+            if key is not None:
+                plan.setdefault(key, (cfg, backend, record))   # the first row runs it
+            runs.append((record, key))
+        rows.append((name, published, cfg, runs))
+
+    def write(record, result, note=""):
+        value, first, secs = result
+        if args.csv:
+            csv_append(args.csv, {**record, "eval_loss": f"{value:.6f}",
+                                  "first_loss": f"{first[0]:.6f}" if first else "",
+                                  "seconds": f"{secs:.0f}", "note": note})
+
+    runner, results = _Runner(plan, args, write), {}
+    try:
+        for name, published, cfg, runs in rows:
+            line = f"{name:22s} {published:>10s}"
+            for record, key in runs:
+                if key is None:
+                    line += f" {'(in csv)':>8s} {'':>6s}"
+                    continue
+                value, first, secs = runner.get(key)
+                twin = plan[key][2]["row"]
+                if twin != name:              # e.g. init-default is lr1e-3-warmup
+                    note = f"same configuration as {twin}"
+                    write(record, (value, first, 0.0), note)
+                    line += f" {value:8.3f} {0:6.0f} ({note})"
+                else:
+                    line += f" {value:8.3f} {secs:6.0f}"
+                results.setdefault(name, value)
+            if args.with_torch and not args.no_numpy:
+                line += f"  {parity_probe(cfg, args):.1e}"
+            print(line, flush=True)
+    finally:
+        runner.close()
     reduced = [f"{k}={v}" for k, v in args.overrides.items()]
     if args.steps != 1000:
         reduced.append(f"{args.steps} steps instead of 1000")

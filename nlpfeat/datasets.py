@@ -25,6 +25,7 @@ from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_p
 
 __all__ = [
     "Corpus",
+    "load_dependency_sample",
     "load_lee",
     "load_polarity",
     "load_toy_corpus",
@@ -36,6 +37,7 @@ __all__ = [
 # Word-similarity name -> gensim test-data file.
 _WORD_SIMILARITY_FILES = {"simlex999": "simlex999.txt", "wordsim353": "wordsim353.tsv"}
 _TOY_FILES = {"en": "toy_en.txt", "zh": "toy_zh.txt"}
+_DEPENDENCY_FILE = "dependency_sample.conllu"
 
 
 def _gensim_path(filename):
@@ -293,6 +295,72 @@ def load_word_similarity(name):
         name=name,
         filename=path,
         DESCR=_descr("load_word_similarity"),
+    )
+
+
+@validate_params(
+    {"language": [StrOptions({"en", "zh"}), None]}, prefer_skip_nested_validation=True
+)
+def load_dependency_sample(language=None):
+    """Load nlpfeat's small sample of hand-parsed sentences (CoNLL-U, English and Chinese).
+
+    Sixteen sentences with Universal Dependencies v2 parses written by hand for nlpfeat,
+    among them the long-distance modifier example "a square, smooth, heat-resistant, cheap
+    stainless-steel box" and its Chinese original 一个方方正正，表面光滑，耐高温，价格便宜的不锈钢盒子,
+    for :class:`~nlpfeat.text.DependencyBagOfWords`.
+
+    Parameters
+    ----------
+    language : {"en", "zh"} or None, default=None
+        Keep the English or the Chinese sentences only; None keeps both.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        Dictionary-like object with the following attributes.
+
+        data : list of str
+            One CoNLL-U block per sentence (comment lines included), in file order.
+        text : list of str
+            The sentences as plain text (their ``# text =`` lines).
+        sent_id : list of str
+            Their ids, ``en-1``, ..., ``zh-1``, ...
+        language : ndarray of str
+            ``"en"`` or ``"zh"`` per sentence.
+        filename : str
+            ``dependency_sample.conllu``, inside the package data.
+        DESCR : str
+            Description of the dataset.
+
+    Examples
+    --------
+    >>> from nlpfeat.datasets import load_dependency_sample
+    >>> sample = load_dependency_sample()
+    >>> len(sample.data), sample.text[0]
+    (16, 'a square, smooth, heat-resistant, cheap stainless-steel box')
+    >>> load_dependency_sample("zh").text[0]
+    '一个方方正正，表面光滑，耐高温，价格便宜的不锈钢盒子'
+    """
+    source = files("nlpfeat._data").joinpath(_DEPENDENCY_FILE).read_text(encoding="utf-8")
+    blocks = [b.strip("\n") for b in re.split(r"\n[ \t]*\n", source.replace("\r\n", "\n"))]
+    blocks = [b + "\n" for b in blocks
+              if b.strip() and any(not line.startswith("#") for line in b.split("\n"))]
+
+    def comment(block, key):
+        found = re.search(rf"^# {key} = (.*)$", block, flags=re.M)
+        return found.group(1).strip() if found else ""
+
+    ids = [comment(b, "sent_id") for b in blocks]
+    languages = np.array([i.split("-")[0] for i in ids])
+    keep = [language is None or lang == language for lang in languages]
+    pick = lambda items: [x for x, k in zip(items, keep) if k]  # noqa: E731
+    return Bunch(
+        data=pick(blocks),
+        text=pick([comment(b, "text") for b in blocks]),
+        sent_id=pick(ids),
+        language=languages[np.array(keep, dtype=bool)],
+        filename=_DEPENDENCY_FILE,
+        DESCR=_descr("load_dependency_sample"),
     )
 
 

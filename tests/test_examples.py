@@ -57,6 +57,21 @@ EXPECTED = {
         r"antonym within the 10 nearest\s+\d+/\d+",
     ],
     "topics_lee.py": [r"held-out coherence", r"<- best", r"topics, most coherent first"],
+    "dependency_features.py": [
+        r"\n  square\s+5\s+-\s+yes\s+yes\s+yes",
+        r"dependency \(\+ conjuncts\)\s+26/26\s+1\.00",
+        r"window 2\s+\d+/26",
+    ],
+    "count_deviation.py": [
+        r"TF-IDF \+ deviation \(poisson\)\s+0\.\d{3} ± 0\.\d{3}\s+minus TF-IDF [+-]0\.\d{3}",
+        r"lee: .* \(se 0\.\d{3}\): (adds|hurts|no significant difference)",
+    ],
+    "semantic_units.py": [
+        r"en kmeans\s+\d+/14 antonym pairs share a unit",
+        r"good/bad: ",
+        r"100 units \+ \d+ unknown words\s+\d+ features\s+0\.\d{3}",
+        r"lee, 100 units: r [+-]0\.\d{3}",
+    ],
 }
 
 #: Figures a script writes to --out when matplotlib is installed.

@@ -20,6 +20,10 @@ from nlpfeat.text._positional import PositionalBagOfWords
 from nlpfeat.text._tfidf import TfidfVectorizer
 from nlpfeat.text._topics import TopicModel
 from nlpfeat.text.tokenize import get_stemmer, get_stop_words, get_tokenizer
+# syntax-based features, absence of frequent words, semantic units
+from nlpfeat.text._count_deviation import CountDeviation  # noqa: E402
+from nlpfeat.text._dependency import DependencyBagOfWords  # noqa: E402
+from nlpfeat.text._semantic_units import SemanticUnitBagOfWords  # noqa: E402
 
 __all__ = [
     "BagOfWords",
@@ -39,4 +43,8 @@ __all__ = [
     "get_tokenizer",
     "pmi",
     "topic_coherence",
+    # syntax-based features, absence of frequent words, semantic units
+    "CountDeviation",
+    "DependencyBagOfWords",
+    "SemanticUnitBagOfWords",
 ]

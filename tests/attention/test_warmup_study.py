@@ -1,6 +1,7 @@
 """Smoke and parity tests of examples/warmup_init_study.py (the warm-up/init study)."""
 import importlib.util
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -12,8 +13,10 @@ PATH = pathlib.Path(__file__).resolve().parents[2] / "examples" / "warmup_init_s
 def study():
     spec = importlib.util.spec_from_file_location("warmup_init_study", PATH)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module        # so that --jobs can pickle its functions
     spec.loader.exec_module(module)
-    return module
+    yield module
+    sys.modules.pop(spec.name, None)
 
 
 def test_every_published_row_is_defined(study):
@@ -46,3 +49,48 @@ def test_numpy_and_torch_first_steps_agree(study):
         assert study.parity_probe(cfg, args, n_steps=3) < 1e-10
     finally:
         torch.set_num_threads(n)
+
+
+def test_default_is_the_short_run_and_full_is_the_table(study):
+    short = study.parse_args([])
+    assert short.rows == study.QUICK["rows"] and short.overrides["n_layers"] == 2
+    assert short.steps == 500
+    full = study.parse_args(["--full"])
+    assert full.rows == list(study.ROWS) and full.overrides == {} and full.steps == 1000
+    picked = study.parse_args(["--rows", "lr1e-4", "--warmup", "0.1"])
+    assert picked.rows == ["lr1e-4"] and picked.overrides == {"warmup": 0.1}
+
+
+def test_csv_is_written_per_run_and_resumed(study, tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    argv = ["--quick", "--steps", "2", "--eval-batches", "1", "--csv", str(path)]
+    first = study.main(argv)
+    lines = path.read_text().splitlines()
+    assert lines[0].split(",") == study.CSV_FIELDS and len(lines) == 3
+    assert {line.split(",")[0] for line in lines[1:]} == set(first)
+    capsys.readouterr()
+    again = study.main(argv)                      # nothing left to run
+    assert again == {} and "(in csv)" in capsys.readouterr().out
+    assert path.read_text().splitlines() == lines
+    study.main(argv + ["--seed", "1"])            # another seed is another run
+    assert len(path.read_text().splitlines()) == 5
+
+
+def test_identical_configurations_run_once(study, tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    results = study.main(["--quick", "--rows", "lr1e-3-warmup", "init-default", "--steps", "2",
+                          "--eval-batches", "1", "--csv", str(path)])
+    assert results["init-default"] == results["lr1e-3-warmup"]
+    assert "same configuration as lr1e-3-warmup" in capsys.readouterr().out
+    assert path.read_text().splitlines()[2].endswith(",0,same configuration as lr1e-3-warmup")
+
+
+def test_jobs_give_the_serial_results(study, tmp_path):
+    argv = ["--quick", "--steps", "2", "--eval-batches", "1", "--rows", "lr1e-3",
+            "lr1e-3-warmup", "lr1e-4", "init-default"]
+    serial = study.main(argv + ["--csv", str(tmp_path / "a.csv")])
+    parallel = study.main(argv + ["--jobs", "2", "--csv", str(tmp_path / "b.csv")])
+    assert parallel == serial and len(serial) == 4
+    a = sorted(line.rsplit(",", 3)[0] for line in (tmp_path / "a.csv").read_text().splitlines())
+    b = sorted(line.rsplit(",", 3)[0] for line in (tmp_path / "b.csv").read_text().splitlines())
+    assert a == b                                  # same records, up to order and timing
