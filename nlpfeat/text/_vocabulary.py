@@ -25,7 +25,6 @@ __all__ = [
     "error_with_context",
     "remap_columns",
     "prune_mask",
-    "sort_vocabulary",
     "prune_vocabulary",
     "document_frequency",
     "check_vocabulary",
@@ -391,29 +390,6 @@ def terms_in_column_order(vocabulary):
     for term, column in vocabulary.items():
         ordered[column] = term
     return ordered
-
-
-def sort_vocabulary(X, vocabulary):
-    """Renumber the columns of ``X`` so that they follow the sorted terms.
-
-    Parameters
-    ----------
-    X : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
-    vocabulary : dict of str to int
-
-    Returns
-    -------
-    X : scipy.sparse.csr_matrix
-        A new matrix (``X`` itself if already sorted), indices sorted.
-    vocabulary : dict of str to int
-    """
-    vocabulary, new_of_old = _sorted_order(dict(zip(terms_in_column_order(vocabulary),
-                                                    range(len(vocabulary)))))
-    if new_of_old is None:
-        return X, vocabulary
-    X = sp.csr_matrix((X.data.copy(), new_of_old[X.indices], X.indptr.copy()), shape=X.shape)
-    X.sort_indices()
-    return X, vocabulary
 
 
 def document_frequency(X):

@@ -13,7 +13,6 @@ from nlpfeat.text._vocabulary import (
     count_matrix,
     document_frequency,
     prune_vocabulary,
-    sort_vocabulary,
     terms_in_column_order,
 )
 
@@ -73,16 +72,6 @@ def test_count_matrix_empty_inputs():
 def test_count_matrix_dtype():
     X, _ = count_matrix([["a", "a"]], dtype=np.float64)
     assert X.dtype == np.float64 and X.toarray().tolist() == [[2.0]]
-
-
-def test_sort_vocabulary():
-    X = sp.csr_matrix(np.array([[1, 2, 0], [0, 0, 3]]))
-    Xs, vocabulary = sort_vocabulary(X, {"c": 0, "a": 1, "b": 2})
-    assert vocabulary == {"a": 0, "b": 1, "c": 2}
-    np.testing.assert_array_equal(Xs.toarray(), [[2, 0, 1], [0, 3, 0]])
-    assert Xs.has_sorted_indices
-    assert sort_vocabulary(Xs, vocabulary)[0] is Xs
-    np.testing.assert_array_equal(X.toarray(), [[1, 2, 0], [0, 0, 3]])  # input untouched
 
 
 def test_terms_in_column_order():
