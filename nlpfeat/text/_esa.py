@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.preprocessing import normalize
 
-from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat._validation import (
     HasMethods,
     Integral,
@@ -110,7 +110,7 @@ def prune_inverted_index(C, window, drop):
     return pruned.tocsr()
 
 
-def explicit_semantic_vectors(D, C, top_k, *, working_memory=None):
+def explicit_semantic_vectors(D, C, top_k, *, working_memory=None, n_jobs=None):
     """Cosine similarity of each row of ``D`` to each row of ``C``, top ``top_k`` per row.
 
     Parameters
@@ -120,14 +120,18 @@ def explicit_semantic_vectors(D, C, top_k, *, working_memory=None):
     top_k : int or None
     working_memory : float, default=None
         MiB per chunk of documents (counted as dense rows of ``n_concepts`` floats).
+    n_jobs : int, default=None
+        Threads over the chunks (scipy's sparse product releases the GIL); the result
+        does not depend on it.
 
     Returns
     -------
     vectors : scipy.sparse.csr_matrix of shape (n_documents, n_concepts)
     """
     Ct = sp.csc_matrix(C.T)                               # (n_terms, n_concepts)
-    chunks = [top_k_per_row(D[rows] @ Ct, top_k)
-              for rows in gen_row_chunks(D.shape[0], 8 * C.shape[0], working_memory)]
+    chunks = map_chunks(lambda rows: top_k_per_row(D[rows] @ Ct, top_k),
+                        gen_row_chunks(D.shape[0], 8 * C.shape[0], working_memory),
+                        n_jobs=n_jobs)
     if not chunks:
         return sp.csr_matrix((0, C.shape[0]))
     return sp.vstack(chunks, format="csr")
@@ -172,7 +176,11 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
     norm : {"l2", "l1"} or None, default=None
         Normalisation of the output rows; ``None`` keeps the cosine similarities.
     working_memory : float, default=None
-        MiB per chunk of documents in ``transform``; None uses nlpfeat's default.
+        MiB per chunk of documents in ``transform``; None follows scikit-learn's
+        ``working_memory`` configuration when set, else nlpfeat's 4 MiB.
+    n_jobs : int, default=None
+        Threads over the chunks of documents in ``transform`` (None: 1, -1: all cores);
+        the result does not depend on it.
 
     Attributes
     ----------
@@ -234,11 +242,12 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         "concept_names": ["array-like", None],
         "norm": [StrOptions({"l1", "l2"}), None],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(self, vectorizer=None, *, document_vectorizer=None, top_k=100,
                  prune_window=None, prune_drop=0.05, concept_names=None, norm=None,
-                 working_memory=None):
+                 working_memory=None, n_jobs=None):
         self.vectorizer = vectorizer
         self.document_vectorizer = document_vectorizer
         self.top_k = top_k
@@ -247,6 +256,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         self.concept_names = concept_names
         self.norm = norm
         self.working_memory = working_memory
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -347,7 +357,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "concepts_")
         E = explicit_semantic_vectors(self._document_matrix(X), self.concepts_, self.top_k,
-                                      working_memory=self.working_memory)
+                                      working_memory=self.working_memory, n_jobs=self.n_jobs)
         return E if self.norm is None else normalize(E, norm=self.norm)
 
     def get_feature_names_out(self, input_features=None):

@@ -214,3 +214,14 @@ def test_input_documents_not_modified():
     concepts, snapshot = list(CONCEPTS), copy.deepcopy(CONCEPTS)
     ExplicitSemanticAnalysis().fit(concepts).transform(concepts)
     assert concepts == snapshot
+
+
+def test_n_jobs_gives_the_same_vectors():
+    from nlpfeat.text import ExplicitSemanticAnalysis
+
+    concepts = ["the cat sat on the mat", "dogs chase cats", "stock markets fell today",
+                "the market rallied", "a dog barked at the cat"]
+    docs = ["a cat and a dog", "markets and stocks", "the mat", "nothing known here"] * 5
+    one = ExplicitSemanticAnalysis(top_k=2, working_memory=1e-5).fit(concepts)
+    two = ExplicitSemanticAnalysis(top_k=2, working_memory=1e-5, n_jobs=2).fit(concepts)
+    assert (one.transform(docs) != two.transform(docs)).nnz == 0
