@@ -19,7 +19,8 @@ from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
 __all__ = ["default_grid", "loo_ard", "loo_grid", "rule_of_thumb"]
 
 _EPS = np.finfo(np.float64).eps
-_N_GRID = 30
+_N_GRID = 30        # default grid of bandwidth="loo"
+_N_ARD_GRID = 10    # starting grid of bandwidth="loo-ard" (and "aic")
 
 
 def rule_of_thumb(X, method="scott", metric="euclidean"):

@@ -12,7 +12,8 @@ from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels import _mixed
 from nlpfeat.kernels._aic import select_aic
-from nlpfeat.kernels._bandwidth import default_grid, loo_ard, loo_grid, rule_of_thumb
+from nlpfeat.kernels._bandwidth import (_N_ARD_GRID, _N_GRID, default_grid, loo_ard, loo_grid,
+                                        rule_of_thumb)
 from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._kernels import Kernel, get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
@@ -132,12 +133,12 @@ class NadarayaWatsonMixin:
             with self._blas_threads():
                 h, self.aic_, _ = select_aic(
                     lambda h: NWIndex(X, Y, kern, _squeeze(h), self.metric, reg_type), X, Y,
-                    default_grid(h0, 10),
+                    default_grid(h0, _N_ARD_GRID),
                     lambda h, h1: _mixed.to_theta(h, h1, cont),
                     lambda t, h1: _mixed.from_theta(t, h1, cont), _mixed.theta_bounds(cont),
                     working_memory=self.working_memory)
             return _squeeze(h), None, None
-        grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, 10)
+        grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, _N_ARD_GRID)
         with self._blas_threads(), self._progress(n, len(grid)) as progress:
             losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
                               working_memory=self.working_memory, engine=self.engine_,
@@ -187,14 +188,14 @@ class NadarayaWatsonMixin:
         if bw == "aic":
             h, self.aic_, _ = select_aic(
                 lambda h: _mixed.MixedIndex(X, Y, kern, h, var_type, reg_type), X, Y,
-                _mixed.mixed_start_grid(h0, var_type, 10),
+                _mixed.mixed_start_grid(h0, var_type, _N_ARD_GRID),
                 lambda h, h1: _mixed.to_theta(h, h1, var_type),
                 lambda t, h1: _mixed.from_theta(t, h1, var_type),
                 _mixed.theta_bounds(var_type), working_memory=wm)
             return h, None, None
         grid = self.bandwidth_grid
         if bw == "loo-ard" or grid is None or isinstance(grid, Integral):
-            size = 10 if bw == "loo-ard" else (30 if grid is None else int(grid))
+            size = _N_ARD_GRID if bw == "loo-ard" else (_N_GRID if grid is None else int(grid))
             grid = _mixed.mixed_start_grid(h0, var_type, size)
         else:
             grid = np.asarray(grid, dtype=np.float64)
@@ -214,7 +215,7 @@ class NadarayaWatsonMixin:
     def _grid(self, h0, d):
         grid = self.bandwidth_grid
         if grid is None or isinstance(grid, Integral):
-            return default_grid(h0, 30 if grid is None else int(grid))
+            return default_grid(h0, _N_GRID if grid is None else int(grid))
         arr = np.asarray(grid, dtype=np.float64)
         width = 1 if self.metric == "cosine" else d
         if arr.ndim == 1:  # one shared (scalar) bandwidth per grid point

@@ -21,6 +21,7 @@ from nlpfeat.text._documents import check_corpus_nonempty
 from nlpfeat.text._pmi import pmi
 from nlpfeat.text._pooling import KernelAttentionPooling
 from nlpfeat.text._vocabulary import count_matrix, document_frequency
+from nlpfeat.text._weighting import sklearn_idf
 
 __all__ = ["PMIEmbedding"]
 
@@ -272,7 +273,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                 f"from {S.min():.3g} to {S.max():.3g}); use an eig between 0 and 1, as Levy "
                 f"et al. (2015) do, or fewer n_components when some singular values are 0.")
         doc_term, _ = count_matrix(docs, self.vocabulary_)
-        self.idf_ = np.log((1.0 + len(docs)) / (1.0 + document_frequency(doc_term))) + 1.0
+        self.idf_ = sklearn_idf(document_frequency(doc_term), len(docs), smooth_idf=True)
         if self.pooling == "attention":     # the tokens are processed already: no lowercase
             self.attention_ = KernelAttentionPooling(
                 self, input="tokens", lowercase=False,

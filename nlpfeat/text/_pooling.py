@@ -38,6 +38,7 @@ from nlpfeat.text._segment import (
     segment_sum_matrix,
 )
 from nlpfeat.text._token_vectors import resolve_embeddings
+from nlpfeat.text._weighting import sklearn_idf
 
 __all__ = ["KernelAttentionPooling", "attention_pool", "query_distances"]
 
@@ -458,7 +459,7 @@ def _smooth_idf(ids, offsets, n_vocab):
     n_docs = len(offsets) - 1
     pairs = np.unique(segment_ids(offsets) * np.int64(n_vocab) + ids)  # (doc, token), once
     df = np.bincount(pairs % n_vocab, minlength=n_vocab)
-    return np.log((1.0 + n_docs) / (1.0 + df)) + 1.0
+    return sklearn_idf(df, n_docs, smooth_idf=True)
 
 
 def _per_document(weights, docs, offsets, positions):
