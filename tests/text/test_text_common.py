@@ -314,3 +314,64 @@ def test_empty_corpus_zero_rows_and_fit_error(est, docs):
     fitted = clone(est).fit(docs)
     width = fitted.transform(docs[:1]).shape[1]
     assert fitted.transform([]).shape == (0, width)
+
+
+# ---- one protocol for every text estimator ---------------------------------------------------
+def _protocol_cases():
+    """(estimator, documents) for every estimator that nlpfeat.text exports."""
+    from nlpfeat.datasets import load_dependency_sample
+    from nlpfeat.text import (CountDeviation, DependencyBagOfWords, ExplicitSemanticAnalysis,
+                              SemanticUnitBagOfWords)
+
+    conllu = list(load_dependency_sample("en").data)
+    return _every_text_estimator() + [
+        (ExplicitSemanticAnalysis(top_k=2).fit(_TEXTS), _TEXTS),
+        (CountDeviation(max_features=3), _TEXTS),
+        (SemanticUnitBagOfWords(_EMB, n_units=2, random_state=0), _TEXTS),
+        (DependencyBagOfWords(), conllu[:4]),
+    ]
+
+
+def test_the_protocol_covers_every_text_estimator():
+    import inspect
+
+    import nlpfeat.text as text
+
+    exported = {name for name in text.__all__ if inspect.isclass(getattr(text, name))
+                and hasattr(getattr(text, name), "fit")} - {"SimilarityEnsemble"}
+    covered = {type(est).__name__ for est, _ in _protocol_cases()}
+    assert exported <= covered, exported - covered
+
+
+@pytest.mark.parametrize("case", range(len(_protocol_cases())))
+def test_protocol_of_every_text_estimator(case):
+    """Unfitted error, clone/pickle/get_params round trips, output rows per document,
+    feature names matching the output's width, and use inside a Pipeline."""
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+    from sklearn.pipeline import make_pipeline
+
+    est, docs = _protocol_cases()[case]
+    if isinstance(docs, str) or not isinstance(docs, list):
+        docs = list(docs)
+    fresh = clone(est)
+    with pytest.raises(NotFittedError):
+        fresh.transform(docs)
+    assert clone(fresh).get_params().keys() == fresh.get_params().keys()
+    for name, value in fresh.get_params(deep=False).items():   # estimator params: cloned
+        if not hasattr(value, "get_params"):
+            assert clone(fresh).get_params(deep=False)[name] is value or \
+                clone(fresh).get_params(deep=False)[name] == value
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = clone(est).fit(docs)
+        out = fitted.transform(docs)
+        again = pickle.loads(pickle.dumps(fitted)).transform(docs)
+        piped = make_pipeline(clone(est)).fit(docs).transform(docs)
+    assert len(out) == len(docs) if isinstance(out, list) else out.shape[0] == len(docs)
+    _assert_same_output(again, out)
+    _assert_same_output(piped, out)
+    if hasattr(fitted, "get_feature_names_out") and not isinstance(out, list):
+        assert len(fitted.get_feature_names_out()) == out.shape[1]
