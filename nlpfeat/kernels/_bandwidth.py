@@ -212,6 +212,25 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     return (h if metric != "cosine" else h[0]), float(res.fun)
 
 
+def loss_and_weight_sensitivity(W, empty, Zq, Z, Y, rows, loss, reg_type):
+    """One chunk's leave-one-out loss and ``B = dLoss / dW * W`` for the ARD gradient.
+
+    ``B[i, j]`` is what the log weight of training point j contributes to the loss of
+    query row i; local linear fits take it from their own sensitivities. Rows with an
+    empty support (``empty``) contribute nothing.
+    """
+    if reg_type == "ll":  # local linear: sensitivities from the local fits
+        P, sensitivity = ll_loo_terms(W, Zq, Z, Y)
+        chunk_loss, a = _loss_grad(P, Y[rows], loss)
+        B = sensitivity(a)
+    else:
+        P = W @ Y
+        chunk_loss, a = _loss_grad(P, Y[rows], loss)
+        B = W * (a @ Y.T - (a * P).sum(axis=1, keepdims=True))
+    B[empty] = 0.0
+    return chunk_loss, B
+
+
 def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory, reg_type="lc"):
     n, k = Y.shape
     h = h0 * np.exp(theta)
@@ -228,16 +247,8 @@ def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory, reg_type
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
         W, empty = _ard_weights(pair, kern, Zq, D2)
-        if reg_type == "ll":  # local linear: sensitivities from the local fits
-            P, sensitivity = ll_loo_terms(W, Zq, Z, Y)
-            chunk_loss, a = _loss_grad(P, Y[rows], loss)
-            B = sensitivity(a)
-        else:
-            P = W @ Y
-            chunk_loss, a = _loss_grad(P, Y[rows], loss)
-            B = W * (a @ Y.T - (a * P).sum(axis=1, keepdims=True))
+        chunk_loss, B = loss_and_weight_sensitivity(W, empty, Zq, Z, Y, rows, loss, reg_type)
         total += chunk_loss
-        B[empty] = 0.0
         grad += _ard_grad_chunk(pair, kern, Zq, D2, B)
     scale = n if loss == "log_loss" else n * k
     return total / scale, grad / scale

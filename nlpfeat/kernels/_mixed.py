@@ -28,8 +28,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from nlpfeat._chunking import gen_row_chunks
-from nlpfeat.kernels._bandwidth import _loss_grad
-from nlpfeat.kernels._ll_grad import ll_loo_terms
+from nlpfeat.kernels._bandwidth import _loss_grad, loss_and_weight_sensitivity
 from nlpfeat.kernels._nadaraya_watson import local_linear
 from nlpfeat.kernels._pairwise import _share, softmax_rows
 
@@ -342,15 +341,8 @@ def _mixed_objective(theta, h_start, X, Y, kern, var_type, reg_type, loss, worki
         idx = np.arange(n)[rows]
         Zq = pair.Z[rows]
         W, empty = index.weights(Zq, idx)
-        if reg_type == "ll":
-            P, sensitivity = ll_loo_terms(W, Zq, pair.Z, Y)
-            chunk_loss, a = _loss_grad(P, Y[rows], loss)
-            B = sensitivity(a)
-        else:
-            P = W @ Y
-            chunk_loss, a = _loss_grad(P, Y[rows], loss)
-            B = W * (a @ Y.T - (a * P).sum(axis=1, keepdims=True))
-        B[empty] = 0.0
+        chunk_loss, B = loss_and_weight_sensitivity(W, empty, Zq, pair.Z, Y, rows, loss,
+                                                    reg_type)
         total += chunk_loss
         for f in range(len(var_type)):  # loop over features
             G = pair.dlog_kernel(Zq, kern, f)
