@@ -245,6 +245,8 @@ class MixedIndex:
     :func:`~nlpfeat.kernels._nadaraya_watson.nw_weights` use of an ``NWIndex``.
     """
 
+    compiled = None   # mixed data always runs on the numpy engine
+
     fast = False
     tree = None
 

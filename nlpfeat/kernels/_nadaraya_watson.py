@@ -298,7 +298,7 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
         Queries with no training point inside a compact kernel's support (they got
         nearest-neighbour weights).
     """
-    if getattr(index, "compiled", None) is not None and algorithm != "tree":
+    if index.compiled is not None and algorithm != "tree":
         return index.compiled.predict(X, working_memory=working_memory, n_jobs=n_jobs)
     n_q = X.shape[0]
     y_pred = np.empty((n_q, index.n_out))
@@ -330,7 +330,7 @@ def nw_weights(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
     Dense for non-compact kernels; scipy CSR for compact ones (built chunk by chunk).
     ``n_jobs`` as in :func:`nw_predict`.
     """
-    if getattr(index, "compiled", None) is not None and algorithm != "tree":
+    if index.compiled is not None and algorithm != "tree":
         return index.compiled.weights(X, working_memory=working_memory, n_jobs=n_jobs)
     def weights_chunk(rows):
         Zq = index.pair.query(X[rows])
