@@ -156,8 +156,15 @@ def bm25_idf(df, n_documents, epsilon=0.25):
 
 
 def bm25_weights(X, idf, doc_length, avgdl, k1, b):
-    """BM25 weight ``idf * tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))`` in place."""
+    """BM25 weight ``idf * tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))`` in place.
+
+    ``avgdl = 0`` (training counts all zero, so every idf is 0) gives weights 0.
+    """
     tf = X.data
+    if avgdl <= 0:
+        tf.fill(0.0)
+        X.eliminate_zeros()
+        return X
     length_norm = (1.0 - b + b * doc_length / avgdl)[row_of_entries(X)]
     tf[:] = idf[X.indices] * (tf * (k1 + 1.0) / (tf + k1 * length_norm))
     return X
