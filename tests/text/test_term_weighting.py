@@ -51,8 +51,9 @@ def _gensim_matrices(gensim_corpus):
     return matutils.corpus2csc(bows, num_terms=len(dictionary)).T.tocsr(), dense
 
 
-# every local (n l L a d b), global (f t p x) and normalisation (c u b n) letter
-@pytest.mark.filterwarnings("ignore:divide by zero encountered in log2:RuntimeWarning")  # gensim, p
+# every local (n l L a d b), global (f t p x) and normalisation (c u b n) letter; gensim's
+# "p" takes log2(0) where a term is in every document
+@pytest.mark.filterwarnings("ignore:divide by zero encountered in log2:RuntimeWarning")
 @pytest.mark.parametrize("smartirs", ["nfc", "ltc", "Lpu", "atb", "dxn", "bpc"])
 def test_smartirs_equals_gensim(gensim_corpus, smartirs):
     models = pytest.importorskip("gensim.models")

@@ -1,9 +1,15 @@
-"""One call for every estimator with attention weights: ``attention_weights(X)`` gives
-(n_queries, n_keys) averaged over heads, ``attention_weights(X, per_head=True)`` a heads axis
-before those two, whose mean is the default (README, Conventions)."""
+"""Conventions every public estimator follows (README, Conventions): parameters after the
+first are keyword-only; ``attention_weights(X)`` gives (n_queries, n_keys) averaged over
+heads and ``attention_weights(X, per_head=True)`` a heads axis before those two, whose mean
+is the default."""
+import inspect
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+import nlpfeat
 
 from nlpfeat.attention import AttentionRegressor, SequenceAttentionRegressor
 from nlpfeat.kernels import NadarayaWatsonClassifier, NadarayaWatsonRegressor
@@ -62,3 +68,20 @@ def test_kernel_attention_pooling_per_head():
         np.testing.assert_array_equal(h[0], w)
     got, tokens = pool.attention_weights(TOKENS, per_head=True, return_tokens=True)
     assert tokens == TOKENS and len(got) == len(TOKENS)
+
+
+def _public_estimators():
+    for module in (nlpfeat.text, nlpfeat.kernels, nlpfeat.attention):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                yield obj
+
+
+def test_parameters_after_the_first_are_keyword_only():
+    estimators = list(_public_estimators())
+    assert len(estimators) >= 18
+    for est in estimators:
+        params = list(inspect.signature(est).parameters.values())[1:]
+        positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
+        assert not positional, f"{est.__name__}: {positional} should be keyword-only"
