@@ -124,11 +124,13 @@ class CountingVectorizerMixin(TextMixin):
         Parameters
         ----------
         X : iterable of documents or dask.bag.Bag
+            One batch of the corpus.
         y : ignored
 
         Returns
         -------
         self : estimator
+            With the statistics of every batch so far.
         """
         self._partial_fit_counts(X)
         self._fit_weights()
