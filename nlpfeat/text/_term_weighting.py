@@ -172,6 +172,13 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         self.pivot = pivot
         self.slope = slope
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
     # ---- parameters --------------------------------------------------------------------
     def _check_params(self):
         """Settings that contradict each other raise; settings that are unused warn."""
@@ -382,9 +389,10 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         X = check_2d(X, "X", "(n_documents, n_terms)")
         if not reset and X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} columns but this TermWeighting was fitted on "
-                f"{self.n_features_in_} terms; pass counts of the same terms in the same "
-                f"column order (e.g. from the same vectorizer)."
+                f"X has {X.shape[1]} features, but TermWeighting is expecting "
+                f"{self.n_features_in_} features as input (the terms it was fitted on); pass "
+                f"counts of the same terms in the same column order (e.g. from the same "
+                f"vectorizer)."
             )
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset,
                           ensure_all_finite=False, ensure_min_samples=1 if reset else 0)
@@ -394,7 +402,8 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
             X.sum_duplicates()
         if X.nnz and X.data.min() < 0:
             raise ValueError(
-                f"X holds {int((X.data < 0).sum())} negative value(s); term weighting needs "
+                f"Negative values in data passed to TermWeighting: X holds "
+                f"{int((X.data < 0).sum())} negative value(s); term weighting needs "
                 f"non-negative counts (occurrences of each term in each document)."
             )
         return X

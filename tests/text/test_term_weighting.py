@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from nlpfeat.text import BagOfWords, TermWeighting, TfidfVectorizer
 
@@ -161,7 +162,7 @@ def test_input_is_not_modified_and_may_be_dense_or_non_canonical():
 
 
 @pytest.mark.parametrize("bad, match", [
-    (np.array([[1.0, -1.0]]), "1 negative value"),
+    (np.array([[1.0, -1.0]]), "X holds 1 negative value"),
     (sp.csr_matrix(np.array([[1.0, np.nan]])), "1 NaN"),
     (np.array([[1.0, np.inf]]), "1 infinite"),
     (np.array([1.0, 2.0]), "must be 2-D"),
@@ -177,8 +178,8 @@ def test_bad_counts_raise(bad, match):
 def test_column_count_must_match_fit():
     fitted = TermWeighting().fit(np.ones((2, 3)))
     for method in (fitted.transform, fitted.partial_fit):
-        with pytest.raises(ValueError, match="X has 2 columns but this TermWeighting was "
-                                             "fitted on 3 terms"):
+        with pytest.raises(ValueError, match="X has 2 features, but TermWeighting is "
+                                             "expecting 3 features as input"):
             method(np.ones((2, 2)))
 
 
@@ -230,3 +231,9 @@ def test_bm25_on_all_zero_training_counts_gives_zeros_without_warnings():
         assert X.nnz == 0 and X.shape == (1, 2)
         Y = TfidfVectorizer(vocabulary=["dog"], weighting="bm25").fit(["cat"]).transform(["dog"])
         assert Y.nnz == 0 and Y.shape == (1, 1)
+
+
+@parametrize_with_checks([TermWeighting(), TermWeighting("bm25", norm=None),
+                          TermWeighting(smartirs="Lpu"), TermWeighting("logentropy")])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
