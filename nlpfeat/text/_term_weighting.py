@@ -340,13 +340,13 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         X_weights : scipy.sparse.csr_matrix of shape (n_documents, n_terms), float64
         """
         check_is_fitted(self, "idf_")
-        X = self._check_counts(X, reset=False)
-        return self._transform_in_place(sp.csr_matrix(X, dtype=np.float64, copy=True))
+        counts = sp.csr_matrix(self._check_counts(X, reset=False), dtype=np.float64, copy=True)
+        counts.eliminate_zeros()
+        return self._transform_in_place(counts)
 
     def _transform_in_place(self, counts):
-        """Turn a fresh float64 CSR count matrix (no explicit zeros needed) into weights,
-        reusing its arrays; TfidfVectorizer calls this on the counts it builds."""
-        counts.eliminate_zeros()
+        """Turn a fresh float64 CSR count matrix without explicit zeros into weights, reusing
+        its arrays; TfidfVectorizer calls this on the counts it builds."""
         if self.weighting == "bm25":
             doc_length = np.asarray(counts.sum(axis=1)).ravel()
             X = bm25_weights(counts, self.idf_, doc_length, self.avgdl_, self.k1, self.b)
