@@ -65,7 +65,7 @@ def antonyms_on_toy(n_units, seed):
         emb = PMIEmbedding(n_components=50, min_count=3, random_state=seed).fit(docs)
         vectors = emb.to_keyedvectors()
         for clustering in ("kmeans", "agglomerative"):
-            units = SemanticUnitBagOfWords(vectors, n_units, clustering=clustering,
+            units = SemanticUnitBagOfWords(vectors, n_units=n_units, clustering=clustering,
                                            random_state=seed).fit(docs)
             pairs = [(a, b) for a, b in PAIRS[language] if a in units.unit_of_word_
                      and b in units.unit_of_word_]
@@ -95,7 +95,7 @@ def polarity(vectors, unit_counts, repeats, seed):
           f"{base.std():.3f}")
     results = {}
     for n in unit_counts:
-        units = SemanticUnitBagOfWords(vectors, n, unknown="keep", random_state=seed)
+        units = SemanticUnitBagOfWords(vectors, n_units=n, unknown="keep", random_state=seed)
         X = units.fit_transform(X_text)
         s = cross_val_score(clf, X, y, cv=cv)
         diff = s - base
@@ -128,7 +128,7 @@ def lee(vectors, unit_counts, seed):
     print(f"  {'bag of words':<34} {bow.shape[1]:>6} features  r = {base:.3f}")
     results = {}
     for n in unit_counts:
-        X = SemanticUnitBagOfWords(vectors, n, unknown="keep", stop_words="english",
+        X = SemanticUnitBagOfWords(vectors, n_units=n, unknown="keep", stop_words="english",
                                    random_state=seed).fit_transform(corpus)
         r = r_of(X)
         results[n] = r - base

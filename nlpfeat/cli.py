@@ -585,13 +585,13 @@ def _run(argv):
         if args.debug:
             raise
         sub_parser.error(str(exc))
-    except (ValueError, KeyError, ImportError, OSError) as exc:
+    except (ValueError, ImportError, OSError) as exc:
         # Invalid parameter values, unreadable input, a missing optional package: the
-        # user's to fix, shown as one line; --debug shows where it came from.
+        # user's to fix, shown as one line; --debug shows where it came from. Anything
+        # else (a KeyError, TypeError, ... is a bug) keeps its traceback.
         if args.debug:
             raise
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        sub_parser.error(_in_flags(str(message), _flag_names(sub_parser, args.flags)))
+        sub_parser.error(_in_flags(str(exc), _flag_names(sub_parser, args.flags)))
     return 0
 
 

@@ -265,3 +265,26 @@ def test_chinese_neighbours_are_not_punctuation(tmp_path):
     _, out, _ = run("features", path, "--kind", "bow", "--tokenizer", "char",
                     "--keep-punctuation", "-o", tmp_path / "p.npz")
     assert "，" in set(np.load(tmp_path / "p.npz")["feature_names"])
+
+
+@pytest.mark.parametrize("error, debug, shown", [
+    (ValueError("min_df=3 removed all terms"), False, "one line"),
+    (ValueError("min_df=3 removed all terms"), True, "traceback"),
+    (KeyError("internal"), False, "traceback"),            # a bug, not the user's error
+])
+def test_user_errors_are_one_line_and_the_rest_keep_their_traceback(
+        monkeypatch, capsys, tmp_path, error, debug, shown):
+    from nlpfeat import cli
+
+    def failing(source, skip_blank=False):
+        raise error
+
+    monkeypatch.setattr(cli, "read_documents", failing)
+    argv = (["--debug"] if debug else []) + ["topics", str(tmp_path / "corpus.txt")]
+    if shown == "one line":
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main(argv)
+        assert exit_info.value.code == 2 and "removed all terms" in capsys.readouterr().err
+    else:
+        with pytest.raises(type(error)):
+            cli.main(argv)

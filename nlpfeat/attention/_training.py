@@ -51,13 +51,11 @@ def split_validation(n_samples, validation_fraction, rng):
 
 
 def _progress(total, verbose, desc):
-    """A tqdm bar when ``verbose`` (and tqdm importable), else None."""
+    """A tqdm bar when ``verbose``, else None (tqdm: a dependency, in setup.cfg)."""
     if not verbose:
         return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency of the test extra
-        return None
+    from tqdm.auto import tqdm
+
     return tqdm(total=total, desc=desc, unit="epoch", leave=False)
 
 

@@ -249,17 +249,23 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         y_pred = self._query(X)
         return y_pred[:, 0] if self._y_ndim == 1 else y_pred
 
-    def attention_weights(self, X):
+    def attention_weights(self, X, *, per_head=False):
         """Normalised kernel weights of every query on every training point.
+
+        nlpfeat's convention for every estimator: ``(n_queries, n_keys)``; ``per_head=True``
+        adds a leading heads axis (here of length 1: one kernel is one head).
 
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_queries, n_features)
+        per_head : bool, default=False
+            Return shape ``(1, n_queries, n_train)``, dense (a sparse matrix has two axes).
 
         Returns
         -------
         weights : ndarray or scipy CSR matrix of shape (n_queries, n_train)
-            Non-negative, rows summing to 1; sparse for compact kernels.
+            Non-negative, rows summing to 1; sparse for compact kernels (unless
+            ``per_head``).
 
         Examples
         --------
@@ -267,8 +273,10 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         >>> reg = NadarayaWatsonRegressor(bandwidth=1.0).fit([[0.0], [1.0], [3.0]], [0, 1, 2])
         >>> print(reg.attention_weights([[0.0]]).round(3))
         [[0.618 0.375 0.007]]
+        >>> reg.attention_weights([[0.0]], per_head=True).shape
+        (1, 1, 3)
         """
-        return self._query(self._validate_query(X), weights=True)
+        return _head_axis(self._query(self._validate_query(X), weights=True), per_head)
 
     def _validate_query(self, X):
         check_is_fitted(self)
@@ -376,11 +384,20 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
                 f"'mean', or increase the bandwidth.")
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def attention_weights(self, X):
-        """Normalised kernel weights (n_queries, n_train); sparse for compact kernels."""
-        return self._query(self._validate_query(X), weights=True)
+    def attention_weights(self, X, *, per_head=False):
+        """Normalised kernel weights (n_queries, n_train); sparse for compact kernels.
+        ``per_head=True``: dense, of shape (1, n_queries, n_train), as
+        :meth:`NadarayaWatsonRegressor.attention_weights`."""
+        return _head_axis(self._query(self._validate_query(X), weights=True), per_head)
 
     _validate_query = NadarayaWatsonRegressor._validate_query
+
+
+def _head_axis(W, per_head):
+    """``W``, or with ``per_head`` a dense array with a leading heads axis of length 1."""
+    if not per_head:
+        return W
+    return (W.toarray() if hasattr(W, "toarray") else W)[np.newaxis]
 
 
 def _check_label_types(y):

@@ -1,7 +1,8 @@
 """nlpfeat.text: text features as scikit-learn estimators.
 
 Tokenizers (:mod:`nlpfeat.text.tokenize`), bag of words, positional bag of words,
-TF-IDF (scikit-learn's, SMART, BM25, log-entropy), co-occurrence and the PMI family,
+TF-IDF (scikit-learn's, SMART, BM25, log-entropy; also as a weighting of any count
+matrix), co-occurrence and the PMI family,
 collocations, PMI word embeddings, topic models with coherence scoring, and the text
 features built on :mod:`nlpfeat.kernels`: kernel attention pooling and the locally
 weighted bag of words.
@@ -17,6 +18,7 @@ from nlpfeat.text._lowbow import LocallyWeightedBagOfWords
 from nlpfeat.text._pmi import pmi
 from nlpfeat.text._pooling import KernelAttentionPooling
 from nlpfeat.text._positional import PositionalBagOfWords
+from nlpfeat.text._term_weighting import TermWeighting
 from nlpfeat.text._tfidf import TfidfVectorizer
 from nlpfeat.text._topics import TopicModel
 from nlpfeat.text.tokenize import get_stemmer, get_stop_words, get_tokenizer
@@ -34,6 +36,7 @@ __all__ = [
     "PMIEmbedding",
     "PositionalBagOfWords",
     "SimilarityEnsemble",
+    "TermWeighting",
     "TfidfVectorizer",
     "TopicModel",
     "coherence_scorer",

@@ -91,6 +91,104 @@ class CountingVectorizerMixin(TextMixin):
         """Whether the statistics must include ``sum tf ln tf`` (log-entropy weights)."""
         return False
 
+    #: dtype of the counts that ``_finish`` receives
+    _count_dtype = np.int64
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the vocabulary (and the weights, if any) of the documents ``X``.
+
+        Parameters
+        ----------
+        X : iterable of documents or dask.bag.Bag
+            Consumed once.
+        y : ignored
+
+        Returns
+        -------
+        self : estimator
+        """
+        self._fit_counts(X, keep_matrix=False)
+        self._fit_weights()
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the documents ``X`` to the statistics, then re-derive the vocabulary (and the
+        weights, if any) from all of them.
+
+        See "Streaming" in the Notes of :class:`BagOfWords`: ``fit(X)`` equals
+        ``partial_fit`` over any split of ``X``. A batch that fails (the error names the
+        document) changes nothing.
+
+        Parameters
+        ----------
+        X : iterable of documents or dask.bag.Bag
+            One batch of the corpus.
+        y : ignored
+
+        Returns
+        -------
+        self : estimator
+            With the statistics of every batch so far.
+        """
+        self._partial_fit_counts(X)
+        self._fit_weights()
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn the vocabulary (and the weights) and return the document-feature matrix,
+        in one pass over ``X``.
+
+        Parameters
+        ----------
+        X : iterable of documents or dask.bag.Bag
+        y : ignored
+
+        Returns
+        -------
+        X_features : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+            Counts (weights for :class:`TfidfVectorizer`); a ``dask.array`` of CSR blocks
+            when ``X`` is a dask bag (see ``transform``).
+        """
+        if is_dask_bag(X):
+            return self.fit(X).transform(X)
+        counts = self._fit_counts(X, dtype=self._count_dtype)
+        self._fit_weights()
+        return self._finish(counts)
+
+    def transform(self, X):
+        """Count (and weigh) the features of ``X`` in the fitted vocabulary; unseen ones are
+        ignored.
+
+        Parameters
+        ----------
+        X : iterable of documents or dask.bag.Bag
+
+        Returns
+        -------
+        X_features : scipy.sparse.csr_matrix of shape (n_documents, n_features)
+            For a dask bag, a ``dask.array`` with one CSR block per partition (rows in the
+            bag's order, row counts unknown until computed), as dask-ml's
+            ``CountVectorizer``; ``.compute()`` gives the CSR matrix.
+        """
+        self._check_fitted()
+        if is_dask_bag(X):
+            return transform_bag(self, X)
+        return self._finish(self._transform_counts(X, dtype=self._count_dtype))
+
+    def _fit_weights(self):
+        """Learn what follows counting from the statistics (TfidfVectorizer: the weights)."""
+
+    def _check_fitted(self):
+        """Raise NotFittedError before ``transform`` reads anything (a fixed vocabulary is
+        enough for counting)."""
+
+    def _finish(self, counts):
+        """The output from fresh counts: cast to ``dtype`` and row-normalised by ``norm``."""
+        return finish_counts(counts, norm=self.norm, dtype=self.dtype)
+
     def _fit_counts(self, X, dtype=np.int64, keep_matrix=True):
         """Count ``X`` a chunk at a time, learn (or check) the vocabulary and prune it.
 
@@ -462,76 +560,3 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.vocabulary = vocabulary
         self.dtype = dtype
         self.working_memory = working_memory
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the vocabulary of the documents ``X`` (an iterable, consumed once).
-
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        self : BagOfWords
-        """
-        self._fit_counts(X, keep_matrix=False)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None):
-        """Add the documents ``X`` to the counts, then re-derive the vocabulary from all of them.
-
-        See "Streaming" in the Notes: ``fit(X)`` equals ``partial_fit`` over any split of
-        ``X``. A batch that fails (the error names the document) changes nothing.
-
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        self : BagOfWords
-        """
-        self._partial_fit_counts(X)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit_transform(self, X, y=None):
-        """Learn the vocabulary and return the document-term matrix (one pass over ``X``).
-
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
-            A ``dask.array`` of CSR blocks when ``X`` is a dask bag (see ``transform``).
-        """
-        if is_dask_bag(X):
-            return self.fit(X).transform(X)
-        counts = self._fit_counts(X)
-        return finish_counts(counts, norm=self.norm, dtype=self.dtype)
-
-    def transform(self, X):
-        """Count the features of ``X`` in the fitted vocabulary (unseen ones are ignored).
-
-        Parameters
-        ----------
-        X : iterable of documents
-
-        Returns
-        -------
-        X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_terms)
-            For a dask bag, a ``dask.array`` with one CSR block per partition (rows in the
-            bag's order, row counts unknown until computed), as dask-ml's
-            ``CountVectorizer``; ``.compute()`` gives the CSR matrix.
-        """
-        if is_dask_bag(X):
-            return transform_bag(self, X)
-        counts = self._transform_counts(X)
-        return finish_counts(counts, norm=self.norm, dtype=self.dtype)

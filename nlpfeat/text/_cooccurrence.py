@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._documents import check_corpus_type, check_document_tokens
+from nlpfeat.text._tokenize import TOKENIZERS
 from nlpfeat.text._vocabulary import string_order
 
 __all__ = ["cooccurrence", "count_cooccurrence", "pair_table", "split_keys", "token_ids"]
@@ -326,8 +327,7 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
         "weighting": [StrOptions({"uniform", "harmonic"})],
         "vocabulary": [dict, list, tuple, None],
         "min_count": [Interval(Integral, 1, None, closed="left")],
-        "tokenizer": [StrOptions({"regexp", "treebank", "wordpunct", "whitespace", "char",
-                                  "jieba"}), callable],
+        "tokenizer": [StrOptions(set(TOKENIZERS)), callable],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     },
     prefer_skip_nested_validation=True,

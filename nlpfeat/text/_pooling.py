@@ -385,26 +385,32 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         docs = self._token_lists(X)
         return self._pool(docs, *lookup_ids(docs, self.vocabulary_))[0]
 
-    def attention_weights(self, X, *, return_tokens=False):
+    def attention_weights(self, X, *, per_head=False, return_tokens=False):
         """Attention weight of every token of every document.
 
         Parameters
         ----------
         X : iterable of documents
+        per_head : bool, default=False
+            Give each document's array a leading heads axis of length 1 (one kernel is one
+            head), as ``attention_weights(X, per_head=True)`` of every nlpfeat estimator.
         return_tokens : bool, default=False
             Also return the (processed) tokens the weights belong to.
 
         Returns
         -------
         weights : list of ndarray
-            One array per document, aligned with its tokens: unknown tokens get 0, and the
-            weights of a document with a known token sum to 1.
+            One array per document, aligned with its tokens (shape ``(n_tokens,)``, or
+            ``(1, n_tokens)`` with ``per_head``): unknown tokens get 0, and the weights of a
+            document with a known token sum to 1.
         tokens : list of list of str
             Only with ``return_tokens=True``.
         """
         check_is_fitted(self, "embeddings_")
         docs = self._token_lists(X)
         _, token_weights = self._pool(docs, *lookup_ids(docs, self.vocabulary_), warn=False)
+        if per_head:
+            token_weights = [w[np.newaxis] for w in token_weights]
         return (token_weights, docs) if return_tokens else token_weights
 
     def _chunks(self, ids, offsets):

@@ -5,14 +5,9 @@ from functools import partial
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._validation import Integral, Interval, StrOptions, fit_context
+from nlpfeat._validation import Integral, Interval, StrOptions
 from nlpfeat.text._analyzer import Chain, check_ngram_range
-from nlpfeat.text._bow import (
-    COUNTING_PARAMETER_CONSTRAINTS,
-    CountingVectorizerMixin,
-    finish_counts,
-)
-from nlpfeat.text._dask import is_dask_bag, transform_bag
+from nlpfeat.text._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
 
 __all__ = ["PositionalBagOfWords", "position_values"]
 
@@ -178,73 +173,6 @@ vocabulary, dtype, working_memory
         # a callable analyzer gives the units, whose n-grams are still formed
         return [(name, reason) for name, reason in super()._unused_text_params()
                 if name != "ngram_range"]
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the (position, term) vocabulary of ``X`` (an iterable, consumed once).
-
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        self : PositionalBagOfWords
-        """
-        self._fit_counts(X, keep_matrix=False)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None):
-        """Add the documents ``X`` to the counts and re-derive the vocabulary (as
-        :meth:`BagOfWords.partial_fit`).
-
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        self : PositionalBagOfWords
-        """
-        self._partial_fit_counts(X)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit_transform(self, X, y=None):
-        """Learn the vocabulary and return the (position, term) count matrix.
-
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
-            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
-        """
-        if is_dask_bag(X):
-            return self.fit(X).transform(X)
-        return finish_counts(self._fit_counts(X), norm=self.norm, dtype=self.dtype)
-
-    def transform(self, X):
-        """Count the (position, term) features of ``X``; unseen ones are ignored.
-
-        Parameters
-        ----------
-        X : iterable of documents
-
-        Returns
-        -------
-        X_counts : scipy.sparse.csr_matrix of shape (n_documents, n_features)
-            A ``dask.array`` of CSR blocks when ``X`` is a dask bag.
-        """
-        if is_dask_bag(X):
-            return transform_bag(self, X)
-        return finish_counts(self._transform_counts(X), norm=self.norm, dtype=self.dtype)
 
 
 def _positional_features(doc, units_fn, ngram_range, join, position, n_bins, max_position):

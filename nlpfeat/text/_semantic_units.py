@@ -153,7 +153,7 @@ default=None
         "dtype": "no_validation",
     }
 
-    def __init__(self, embedding=None, n_units=100, *, clustering="kmeans", unknown="drop",
+    def __init__(self, embedding=None, *, n_units=100, clustering="kmeans", unknown="drop",
                  n_top_words=3, random_state=None, input="content", encoding="utf-8",
                  decode_error="strict", lowercase=True, tokenizer="regexp", token_pattern=None,
                  stemmer=None, stop_words=None, dtype=np.int64):

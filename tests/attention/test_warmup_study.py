@@ -37,18 +37,12 @@ def test_quick_run_prints_the_table(study, capsys):
     assert "published" in out and "REDUCED run" in out and "batch_first=False" in out
 
 
-def test_numpy_and_torch_first_steps_agree(study):
+def test_numpy_and_torch_first_steps_agree(study, torch_one_thread):
     """Same weights and batches, dropout off: float64 losses equal to rounding."""
-    torch = pytest.importorskip("torch")
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        args = study.parse_args(["--quick", "--dtype", "float64"])
-        cfg = {**study.BASE, **study.ROWS["init-xavier_uniform"][0], **args.overrides,
-               "n_layers": 2, "d_model": 16, "dim_feedforward": 32}
-        assert study.parity_probe(cfg, args, n_steps=3) < 1e-10
-    finally:
-        torch.set_num_threads(n)
+    args = study.parse_args(["--quick", "--dtype", "float64"])
+    cfg = {**study.BASE, **study.ROWS["init-xavier_uniform"][0], **args.overrides,
+           "n_layers": 2, "d_model": 16, "dim_feedforward": 32}
+    assert study.parity_probe(cfg, args, n_steps=3) < 1e-10
 
 
 def test_default_is_the_short_run_and_full_is_the_table(study):

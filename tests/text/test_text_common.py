@@ -321,14 +321,17 @@ def _protocol_cases():
     """(estimator, documents) for every estimator that nlpfeat.text exports."""
     from nlpfeat.datasets import load_dependency_sample
     from nlpfeat.text import (CountDeviation, DependencyBagOfWords, ExplicitSemanticAnalysis,
-                              SemanticUnitBagOfWords)
+                              SemanticUnitBagOfWords, TermWeighting)
 
     conllu = list(load_dependency_sample("en").data)
+    counts = BagOfWords().fit_transform(_TEXTS)            # TermWeighting weighs a count matrix
     return _every_text_estimator() + [
         (ExplicitSemanticAnalysis(top_k=2).fit(_TEXTS), _TEXTS),
         (CountDeviation(max_features=3), _TEXTS),
         (SemanticUnitBagOfWords(_EMB, n_units=2, random_state=0), _TEXTS),
         (DependencyBagOfWords(), conllu[:4]),
+        (TermWeighting(), counts),
+        (TermWeighting("bm25", norm=None), counts.toarray()),
     ]
 
 
@@ -354,8 +357,9 @@ def test_protocol_of_every_text_estimator(case):
     from sklearn.pipeline import make_pipeline
 
     est, docs = _protocol_cases()[case]
-    if isinstance(docs, str) or not isinstance(docs, list):
+    if not isinstance(docs, list) and not hasattr(docs, "shape"):   # a matrix stays one
         docs = list(docs)
+    n_docs = docs.shape[0] if hasattr(docs, "shape") else len(docs)
     fresh = clone(est)
     with pytest.raises(NotFittedError):
         fresh.transform(docs)
@@ -370,7 +374,7 @@ def test_protocol_of_every_text_estimator(case):
         out = fitted.transform(docs)
         again = pickle.loads(pickle.dumps(fitted)).transform(docs)
         piped = make_pipeline(clone(est)).fit(docs).transform(docs)
-    assert len(out) == len(docs) if isinstance(out, list) else out.shape[0] == len(docs)
+    assert len(out) == n_docs if isinstance(out, list) else out.shape[0] == n_docs
     _assert_same_output(again, out)
     _assert_same_output(piped, out)
     if hasattr(fitted, "get_feature_names_out") and not isinstance(out, list):

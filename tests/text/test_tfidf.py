@@ -1,5 +1,6 @@
 """TfidfVectorizer: parity with scikit-learn (default weighting) and gensim (SMART, BM25,
-log-entropy) on the Lee corpus, and its own errors."""
+log-entropy) on the Lee corpus (fixtures ``lee`` and ``gensim_corpus`` in conftest.py), and
+its own errors."""
 import re
 import warnings
 
@@ -7,13 +8,7 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
 
-from nlpfeat.datasets import load_lee
 from nlpfeat.text import TfidfVectorizer
-
-
-@pytest.fixture(scope="module")
-def lee():
-    return load_lee()
 
 
 @pytest.mark.parametrize(
@@ -44,16 +39,6 @@ def test_float32_dtype(lee):
 
 
 # --- gensim parity -----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def gensim_corpus(lee):
-    """Lee documents analysed by nlpfeat, as a gensim Dictionary and bag-of-words corpus."""
-    corpora = pytest.importorskip("gensim.corpora")
-    analyze = TfidfVectorizer().build_analyzer()
-    tokens = [analyze(doc) for doc in lee.background]
-    dictionary = corpora.Dictionary(tokens)
-    return dictionary, [dictionary.doc2bow(t) for t in tokens]
 
 
 def _gensim_dense(vectors, dictionary, feature_names):

@@ -1,0 +1,87 @@
+"""Conventions every public estimator follows (README, Conventions): parameters after the
+first are keyword-only; ``attention_weights(X)`` gives (n_queries, n_keys) averaged over
+heads and ``attention_weights(X, per_head=True)`` a heads axis before those two, whose mean
+is the default."""
+import inspect
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+import nlpfeat
+
+from nlpfeat.attention import AttentionRegressor, SequenceAttentionRegressor
+from nlpfeat.kernels import NadarayaWatsonClassifier, NadarayaWatsonRegressor
+from nlpfeat.text import KernelAttentionPooling
+
+RNG = np.random.default_rng(0)
+X, Y = RNG.normal(size=(12, 2)), RNG.normal(size=12)
+TOKENS = [["cat", "sat", "on", "mat"], ["dog", "sat"], ["unknown"]]
+EMB = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "sat": [1.0, 1.0], "mat": [0.5, 0.2]}
+
+
+def _labels():
+    return np.where(Y > 0, "hi", "lo")
+
+
+# name -> (fitted estimator, queries, number of heads), built only when its test runs
+CASES = {
+    "nw-gaussian": lambda: (NadarayaWatsonRegressor(bandwidth=0.8).fit(X, Y), X[:5], 1),
+    "nw-epanechnikov": lambda: (NadarayaWatsonRegressor("epanechnikov", bandwidth=1.5)
+                                .fit(X, Y), X[:5], 1),
+    "nw-classifier": lambda: (NadarayaWatsonClassifier(bandwidth=0.8).fit(X, _labels()),
+                              X[:5], 1),
+    "attention": lambda: (AttentionRegressor(n_heads=2, d_k=2, max_iter=2, random_state=0)
+                          .fit(X, Y), X[:5], 2),
+    "sequence": lambda: (SequenceAttentionRegressor(3, n_layers=1, d_model=4, n_heads=2,
+                                                    dim_feedforward=4, max_iter=1,
+                                                    random_state=0)
+                         .fit(RNG.normal(size=(6, 6)), RNG.normal(size=6)),
+                         RNG.normal(size=(2, 6)), 2),
+}
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", CASES)
+def test_per_head_adds_a_heads_axis_whose_mean_is_the_default(name):
+    est, Xq, n_heads = CASES[name]()
+    W = est.attention_weights(Xq)
+    heads = est.attention_weights(Xq, per_head=True)
+    W = W.toarray() if sp.issparse(W) else W
+    assert isinstance(heads, np.ndarray)
+    assert heads.shape[-3:] == (n_heads,) + W.shape[-2:]
+    np.testing.assert_allclose(heads.mean(axis=-3), W, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(W.sum(axis=-1), 1.0, rtol=1e-12)
+    with pytest.raises(TypeError):
+        est.attention_weights(Xq, True)            # keyword-only, as everywhere
+
+
+def test_kernel_attention_pooling_per_head():
+    pool = KernelAttentionPooling(EMB, input="tokens").fit(TOKENS)
+    with pytest.warns(UserWarning):                 # a document without a known token
+        pool.transform(TOKENS)
+    weights = pool.attention_weights(TOKENS)
+    heads = pool.attention_weights(TOKENS, per_head=True)
+    assert [h.shape for h in heads] == [(1, len(doc)) for doc in TOKENS]
+    for w, h in zip(weights, heads):
+        np.testing.assert_array_equal(h[0], w)
+    got, tokens = pool.attention_weights(TOKENS, per_head=True, return_tokens=True)
+    assert tokens == TOKENS and len(got) == len(TOKENS)
+
+
+def _public_estimators():
+    for module in (nlpfeat.text, nlpfeat.kernels, nlpfeat.attention):
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                yield obj
+
+
+def test_parameters_after_the_first_are_keyword_only():
+    estimators = list(_public_estimators())
+    assert len(estimators) >= 18
+    for est in estimators:
+        params = list(inspect.signature(est).parameters.values())[1:]
+        positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
+        assert not positional, f"{est.__name__}: {positional} should be keyword-only"
