@@ -39,7 +39,15 @@ CASES = {
                                                     random_state=0)
                          .fit(RNG.normal(size=(6, 6)), RNG.normal(size=6)),
                          RNG.normal(size=(2, 6)), 2),
+    "torch-baseline": lambda: (_torch_baseline().fit(X, Y), X[:5], 2),
 }
+
+
+def _torch_baseline():
+    pytest.importorskip("torch")
+    from nlpfeat.compare._torch_baseline import TorchAttentionRegressor
+
+    return TorchAttentionRegressor(d_model=4, n_heads=2, max_iter=1, random_state=0)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

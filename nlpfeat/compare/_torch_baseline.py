@@ -16,7 +16,7 @@ class TorchAttentionRegressor(RegressorMixin, BaseEstimator):
     ``nlpfeat compare --with-torch``; torch is imported when it is fitted.
     """
 
-    def __init__(self, n_heads=4, d_model=16, max_iter=60, learning_rate=1e-2, batch_size=32,
+    def __init__(self, n_heads=4, *, d_model=16, max_iter=60, learning_rate=1e-2, batch_size=32,
                  max_memory=128, random_state=0):
         self.n_heads = n_heads
         self.d_model = d_model
@@ -26,12 +26,13 @@ class TorchAttentionRegressor(RegressorMixin, BaseEstimator):
         self.max_memory = max_memory
         self.random_state = random_state
 
-    def _forward(self, Xq, memory=None, mask=None):
+    def _forward(self, Xq, memory=None, mask=None, per_head=False):
         torch = self._torch
         Xm = self.Xm_ if memory is None else self.Xm_[memory]
         ym = self.ym_ if memory is None else self.ym_[memory]
         out, w = self.mha_(self.q_proj_(Xq)[None], self.k_proj_(Xm)[None],
-                           self.v_proj_(ym)[None], attn_mask=mask, need_weights=True)
+                           self.v_proj_(ym)[None], attn_mask=mask, need_weights=True,
+                           average_attn_weights=not per_head)
         return self.out_(out[0]), w[0] if w is not None else torch.empty(0)
 
     def _step(self, idx, memory, optimizer):
@@ -79,9 +80,14 @@ class TorchAttentionRegressor(RegressorMixin, BaseEstimator):
         out = pred.numpy() * self.sy_ + self.my_
         return out.ravel() if out.shape[1] == 1 else out
 
-    def attention_weights(self, X):
-        """(n_queries, n_samples_fit) weights averaged over heads, nlpfeat's convention."""
+    def attention_weights(self, X, *, per_head=False):
+        """(n_queries, n_samples_fit) weights averaged over heads, nlpfeat's convention.
+
+        ``per_head=True`` gives (n_heads, n_queries, n_samples_fit), as nlpfeat's
+        ``AttentionRegressor`` does.
+        """
         torch = self._torch
         with torch.no_grad():
-            _, w = self._forward(torch.tensor((np.asarray(X, np.float64) - self.mx_) / self.sx_))
+            _, w = self._forward(torch.tensor((np.asarray(X, np.float64) - self.mx_) / self.sx_),
+                                 per_head=per_head)
         return w.numpy()
