@@ -62,6 +62,16 @@ def test_predict_ll_is_compiled_and_equals_numpy_engine(kernel, metric):
     np.testing.assert_allclose(expected, np.c_[np.ones(len(Xq)), Xq] @ plane, atol=1e-3)
 
 
+@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov", "sigmoid"])
+def test_ll_attention_weights_are_the_kernel_weights_on_both_engines(kernel):
+    X, Y, Xq = _data()
+    ref, got = _fit_both(X, Y, kernel=kernel, bandwidth=0.8, reg_type="ll")
+    W, W_ref = got.attention_weights(Xq), ref.attention_weights(Xq)
+    if get_kernel(kernel).compact:
+        W, W_ref = W.toarray(), W_ref.toarray()
+    np.testing.assert_allclose(W, W_ref, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov", "tophat", "laplacian"])
 def test_ll_tiny_bandwidth_is_nearest_neighbour_and_ties_share_the_weight(kernel):
     X = np.array([[0.0], [1.0], [1.0], [3.0]])
