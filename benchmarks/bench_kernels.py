@@ -23,6 +23,10 @@ Sections (``--sections``, default all but ``compare``):
   ``"loo-ard"`` + predict at n 1000 and 2000, d 5, numba vs numpy engine (statsmodels'
   ``cv_ls`` for local linear fits is left out: hours at these sizes). Best of 5 (3 for
   the selection), taking turns; the spread of the ratio over the rounds.
+- ``text``:   the text features built on kernel weights, numba vs numpy engine:
+  ``KernelAttentionPooling`` (PMI/SVD token vectors, d 100) and
+  ``LocallyWeightedBagOfWords`` (10 points) ``transform`` of the Lee background corpus
+  (300 documents, pre-tokenised); best of 7, taking turns.
 - ``first``:  a fresh process's first ``fit`` + ``predict`` (compilation included, empty
   numba cache) and with a warm cache, minus the same call once compiled.
 - ``compare``: ``nlpfeat compare --quick`` end to end on each engine (numpy: as if numba
@@ -178,6 +182,40 @@ def bench_ll(n_fixed, d, n_query, select_ns, repeat=5, clock=time.perf_counter):
                  ["n", "d", "bandwidth", "numpy engine s", "numba engine s",
                   "numba vs numpy engine (spread)", "bandwidth (numba)",
                   "max rel. bandwidth diff", "max |diff| of predictions"], rows)
+
+
+def bench_text(repeat=7, clock=time.perf_counter):
+    """The text features' compiled engine vs their numpy engine, same run."""
+    from nlpfeat.datasets import load_lee
+    from nlpfeat.text import KernelAttentionPooling, LocallyWeightedBagOfWords, PMIEmbedding
+
+    docs = load_lee().background
+    emb = PMIEmbedding(n_components=100).fit(docs)
+    tokens = LocallyWeightedBagOfWords().fit(docs)._token_lists(docs)
+    cases = [("KernelAttentionPooling(gaussian, median)", lambda e: KernelAttentionPooling(
+                 emb, input="tokens", engine=e)),
+             ("KernelAttentionPooling(epanechnikov, idf query)", lambda e: KernelAttentionPooling(
+                 emb, kernel="epanechnikov", query="idf", input="tokens", engine=e)),
+             ("LocallyWeightedBagOfWords(n_positions=10)", lambda e: LocallyWeightedBagOfWords(
+                 n_positions=10, input="tokens", engine=e)),
+             ("LocallyWeightedBagOfWords(n_positions=10, tricube, 0.1)",
+              lambda e: LocallyWeightedBagOfWords(n_positions=10, kernel="tricube",
+                                                  bandwidth=0.1, input="tokens", engine=e))]
+    rows = []
+    for name, make in cases:
+        ests = [make(engine).fit(tokens) for engine in ["numpy", "numba"]]
+        ests[1].transform(tokens)    # compiled (or loaded from the cache) once
+        times, (ref, got) = _times_in_turns([lambda est=est: est.transform(tokens)
+                                             for est in ests], repeat, clock)
+        best, ratio = times.min(axis=1), times[0] / times[1]
+        diff = abs(got - ref).max() if hasattr(got, "tocsr") else np.abs(got - ref).max()
+        rows.append((name, len(tokens), sum(map(len, tokens)), best[0] * 1e3, best[1] * 1e3,
+                     f"{best[0] / best[1]:.3g} ({ratio.min():.3g}-{ratio.max():.3g})",
+                     float(diff)))
+    _print_table(f"text features on the Lee background corpus, transform, best of {repeat}"
+                 f"{', CPU seconds' if clock is time.process_time else ''}",
+                 ["estimator", "documents", "tokens", "numpy engine ms", "numba engine ms",
+                  "numba vs numpy engine (spread)", "max |diff|"], rows)
 
 
 def _loo_error(X, y, h):
@@ -467,7 +505,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
     parser.add_argument("--sections",
-                        default="simd,isa,fixed,select,ll,first,chunk,big,tree")
+                        default="simd,isa,fixed,select,ll,text,first,chunk,big,tree")
     parser.add_argument("--emulate-avx2", action="store_true",
                         help="rerun in a child process restricted to AVX2 code (see above)")
     parser.add_argument("--big-n", type=int, default=100_000,
@@ -482,7 +520,7 @@ def main(argv=None):
                              "(1000 and 2000 take tens of minutes to hours)")
     parser.add_argument("--working-memory", type=float, default=None)
     parser.add_argument("--cpu-time", action="store_true",
-                        help="'fixed', 'select' and 'll': CPU seconds of this process instead of wall "
+                        help="'fixed', 'select', 'll' and 'text': CPU seconds of this process instead of wall "
                              "seconds (a shared machine's waits for a core left out)")
     args = parser.parse_args(argv)
     if args.emulate_avx2:
@@ -507,6 +545,8 @@ def main(argv=None):
         if "ll" in sections:
             bench_ll(300 if args.quick else 2000, 5, 200 if args.quick else 1000,
                      [300] if args.quick else [1000, 2000], 2 if args.quick else 5, clock)
+        if "text" in sections:
+            bench_text(2 if args.quick else 7, clock)
         if "first" in sections:
             bench_first()
         if "chunk" in sections:

@@ -1118,8 +1118,8 @@ def ard_objective(n_jobs=None):
 # ---------------------------------------------------------------- segments (text features)
 
 @njit(cache=True)
-def _segment_attention_rows(s0, s1, V, bounds, fam, Q, TW, scale, h, tie_rtol, pooled, W,
-                            dist, dist_only):
+def _segment_attention_rows(s0, s1, V, bounds, fam, linear, Q, TW, scale, h, tie_rtol,
+                            pooled, W, dist, dist_only):
     """Attention pooling of segments ``s0 .. s1`` (tokens ``bounds[s] .. bounds[s + 1]``).
 
     As :func:`nlpfeat.text._pooling.attention_pool`, step for step: the query (``Q`` if
@@ -1127,6 +1127,8 @@ def _segment_attention_rows(s0, s1, V, bounds, fam, Q, TW, scale, h, tie_rtol, p
     differences times ``scale`` (empty: none), ``u = dist / h``, the log kernel of
     ``u^2``, a max shift (a segment with no token in the support: its nearest token(s)
     within a relative ``tie_rtol``), ``exp``, the division by the sum, the weighted sum.
+    ``linear`` (a compact, bounded kernel): the kernel itself instead of its log, no max
+    shift (the same normalised weights, without a log and an exp per token).
     ``dist_only``: the distances only (into ``dist``).
     """
     d = V.shape[1]
@@ -1157,19 +1159,25 @@ def _segment_attention_rows(s0, s1, V, bounds, fam, Q, TW, scale, h, tie_rtol, p
             if dist_only:
                 continue
             u = dist[t] / h
-            W[t] = _logk_u2(fam, u * u)
+            W[t] = _k_u(fam, u) if linear else _logk_u2(fam, u * u)
             top = max(top, W[t])
             near = min(near, dist[t])
         if dist_only:
             continue
-        if top == -np.inf:     # no token in the support: the nearest one(s) share
+        ready = linear and top > 0.0     # linear weights, to divide by their sum below
+        if ready:
+            total = 0.0
+            for t in range(a, b):
+                total += W[t]
+        elif linear or top == -np.inf:   # no token in the support: the nearest one(s) share
             for t in range(a, b):
                 W[t] = 0.0 if dist[t] <= near * (1.0 + tie_rtol) else -np.inf
             top = 0.0
-        total = 0.0
-        for t in range(a, b):   # subnormal weights kept, as numpy's exp keeps them
-            W[t] = fexp_subnormal(W[t] - top)
-            total += W[t]
+        if not ready:
+            total = 0.0
+            for t in range(a, b):   # subnormal weights kept, as numpy's exp keeps them
+                W[t] = fexp_subnormal(W[t] - top)
+                total += W[t]
         out = pooled[s]
         out[:] = 0.0
         for t in range(a, b):
@@ -1212,15 +1220,16 @@ def segment_attention(vectors, starts, kern, bandwidth, *, query=None, token_wei
     pooled, W, dist = np.empty((len(bounds) - 1, d)), np.empty(n), np.empty(n)
     fam = GAUSSIAN if distances_only else family_code(kern)
     _run(_segment_attention_rows, _segment_attention_parallel, len(bounds) - 1, n_jobs, V,
-         bounds, fam, Q, TW, scale, float(h.min()), float(tie_rtol), pooled, W, dist,
-         distances_only)
+         bounds, fam, not distances_only and kern.compact, Q, TW, scale, float(h.min()),
+         float(tie_rtol), pooled, W, dist, distances_only)
     return dist if distances_only else (pooled, W)
 
 
 @njit(cache=True)
-def _position_weight_rows(s0, s1, bounds, mu, fam, h, tie_rtol, W):
+def _position_weight_rows(s0, s1, bounds, mu, fam, linear, h, tie_rtol, W):
     """Kernel weights over token positions of segments ``s0 .. s1`` (see
-    :func:`position_weights`), normalised per segment and position point."""
+    :func:`position_weights`), normalised per segment and position point; ``linear`` as
+    in :func:`_segment_attention_rows`."""
     for s in range(s0, s1):
         a, b = bounds[s], bounds[s + 1]
         length = b - a
@@ -1229,10 +1238,17 @@ def _position_weight_rows(s0, s1, bounds, mu, fam, h, tie_rtol, W):
             top, near = -np.inf, np.inf
             for t in range(a, b):
                 dist = abs(mu[j] - ((t - a) + 0.5) / length)
-                w[t] = _logk_u(fam, dist / h)
+                w[t] = _k_u(fam, dist / h) if linear else _logk_u(fam, dist / h)
                 top = max(top, w[t])
                 near = min(near, dist)
-            if top == -np.inf:     # no token in the support: the nearest one(s) share
+            if linear and top > 0.0:
+                total = 0.0
+                for t in range(a, b):
+                    total += w[t]
+                for t in range(a, b):
+                    w[t] /= total
+                continue
+            if linear or top == -np.inf:   # no token in the support: the nearest one(s) share
                 for t in range(a, b):
                     dist = abs(mu[j] - ((t - a) + 0.5) / length)
                     w[t] = 0.0 if dist <= near * (1.0 + tie_rtol) else -np.inf
@@ -1268,5 +1284,5 @@ def position_weights(offsets, mu, kern, bandwidth, *, tie_rtol=0.0, n_jobs=None)
     mu = np.ascontiguousarray(mu, dtype=np.float64)
     W = np.empty((mu.size, int(bounds[-1])))
     _run(_position_weight_rows, _position_weight_parallel, len(bounds) - 1, n_jobs, bounds,
-         mu, family_code(kern), float(bandwidth), float(tie_rtol), W)
+         mu, family_code(kern), kern.compact, float(bandwidth), float(tie_rtol), W)
     return W
