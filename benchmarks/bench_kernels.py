@@ -17,6 +17,16 @@ Sections (``--sections``, default all but ``compare``):
   ``bandwidth="loo"`` (30-point grid) and ``"loo-ard"`` on both engines vs
   ``KernelReg(bw="cv_ls")``, with every method's leave-one-out error computed by the
   same function.
+- ``ll``:     local linear fits (``reg_type="ll"``, Gaussian product kernel): fit +
+  predict at a fixed bandwidth, n_train 2000, d 5, 1000 queries, both engines vs
+  ``KernelReg(reg_type="ll", bw=...)``; ``bandwidth="loo"`` (30-point grid) and
+  ``"loo-ard"`` + predict at n 1000 and 2000, d 5, numba vs numpy engine (statsmodels'
+  ``cv_ls`` for local linear fits is left out: hours at these sizes). Best of 5 (3 for
+  the selection), taking turns; the spread of the ratio over the rounds.
+- ``text``:   the text features built on kernel weights, numba vs numpy engine:
+  ``KernelAttentionPooling`` (PMI/SVD token vectors, d 100) and
+  ``LocallyWeightedBagOfWords`` (10 points) ``transform`` of the Lee background corpus
+  (300 documents, pre-tokenised); best of 7, taking turns.
 - ``first``:  a fresh process's first ``fit`` + ``predict`` (compilation included, empty
   numba cache) and with a warm cache, minus the same call once compiled.
 - ``compare``: ``nlpfeat compare --quick`` end to end on each engine (numpy: as if numba
@@ -121,6 +131,91 @@ def bench_fixed(sizes, n_query, repeat=7, clock=time.perf_counter):
          "numba vs statsmodels", "spread over rounds", "numpy engine vs statsmodels",
          "numba vs numpy engine", "max |diff| vs statsmodels", "max |diff| numba-numpy",
          "numba n_jobs=2 s", "2 threads vs 1"], rows)
+
+
+def bench_ll(n_fixed, d, n_query, select_ns, repeat=5, clock=time.perf_counter):
+    """Local linear fits: fixed bandwidth vs statsmodels; loo and loo-ard vs numpy engine."""
+    from statsmodels.nonparametric.kernel_regression import KernelReg
+
+    X, y, Xq = _task(n_fixed, d, n_query=n_query)
+    h = np.full(d, 0.5)
+    regs = [NadarayaWatsonRegressor(bandwidth=h, metric="product", reg_type="ll",
+                                    engine=engine, n_jobs=jobs)
+            for engine, jobs in [("numpy", None), ("numba", None), ("numba", 2)]]
+    regs[1].fit(X, y).predict(Xq)   # compiled (or loaded from the cache) once
+    regs[2].fit(X, y).predict(Xq)
+    times, (ref, got_np, got, got_2) = _times_in_turns(
+        [lambda: KernelReg(y, X, "c" * d, "ll", bw=h).fit(Xq)[0]]
+        + [lambda reg=reg: reg.fit(X, y).predict(Xq) for reg in regs], repeat, clock)
+    assert np.array_equal(got, got_2)
+    best = times.min(axis=1)
+    vs_sm, vs_np = times[0] / times[2], times[1] / times[2]
+    _print_table(
+        f"local linear fit + predict, fixed bandwidth (Gaussian product kernel), best of "
+        f"{repeat}{', CPU seconds' if clock is time.process_time else ''}",
+        ["n_train", "d", "n_query", "statsmodels s", "numpy engine s", "numba engine s",
+         "numba vs statsmodels (spread)", "numba vs numpy engine (spread)",
+         "numpy engine vs statsmodels", "max |diff| vs statsmodels",
+         "max |diff| numba-numpy", "numba n_jobs=2 s", "2 threads vs 1"],
+        [(n_fixed, d, n_query, best[0], best[1], best[2],
+          f"{best[0] / best[2]:.3g} ({vs_sm.min():.3g}-{vs_sm.max():.3g})",
+          f"{best[1] / best[2]:.3g} ({vs_np.min():.3g}-{vs_np.max():.3g})",
+          best[0] / best[1], float(np.abs(got - ref).max()),
+          float(np.abs(got - got_np).max()), best[3], best[2] / best[3])])
+    rows = []
+    for n in select_ns:
+        X, y, Xq = _task(n, d, seed=1, n_query=n_query)
+        for bw in ["loo", "loo-ard"]:
+            regs = [NadarayaWatsonRegressor(bandwidth=bw, metric="product", reg_type="ll",
+                                            engine=engine) for engine in ["numpy", "numba"]]
+            regs[1].fit(X[:50], y[:50])   # compiled (or loaded from the cache) once
+            times, (p_np, p_nb) = _times_in_turns([lambda reg=reg: reg.fit(X, y).predict(Xq)
+                                                   for reg in regs], max(repeat - 2, 1), clock)
+            best, ratio = times.min(axis=1), times[0] / times[1]
+            rows.append((n, d, bw, best[0], best[1],
+                         f"{best[0] / best[1]:.3g} ({ratio.min():.3g}-{ratio.max():.3g})",
+                         np.array2string(np.atleast_1d(regs[1].bandwidth_), precision=3),
+                         float(np.max(np.abs(regs[1].bandwidth_ / regs[0].bandwidth_ - 1))),
+                         float(np.abs(p_nb - p_np).max())))
+    _print_table(f"local linear bandwidth selection + predict ({n_query} queries), best of "
+                 f"{max(repeat - 2, 1)}{', CPU seconds' if clock is time.process_time else ''}",
+                 ["n", "d", "bandwidth", "numpy engine s", "numba engine s",
+                  "numba vs numpy engine (spread)", "bandwidth (numba)",
+                  "max rel. bandwidth diff", "max |diff| of predictions"], rows)
+
+
+def bench_text(repeat=7, clock=time.perf_counter):
+    """The text features' compiled engine vs their numpy engine, same run."""
+    from nlpfeat.datasets import load_lee
+    from nlpfeat.text import KernelAttentionPooling, LocallyWeightedBagOfWords, PMIEmbedding
+
+    docs = load_lee().background
+    emb = PMIEmbedding(n_components=100).fit(docs)
+    tokens = LocallyWeightedBagOfWords().fit(docs)._token_lists(docs)
+    cases = [("KernelAttentionPooling(gaussian, median)", lambda e: KernelAttentionPooling(
+                 emb, input="tokens", engine=e)),
+             ("KernelAttentionPooling(epanechnikov, idf query)", lambda e: KernelAttentionPooling(
+                 emb, kernel="epanechnikov", query="idf", input="tokens", engine=e)),
+             ("LocallyWeightedBagOfWords(n_positions=10)", lambda e: LocallyWeightedBagOfWords(
+                 n_positions=10, input="tokens", engine=e)),
+             ("LocallyWeightedBagOfWords(n_positions=10, tricube, 0.1)",
+              lambda e: LocallyWeightedBagOfWords(n_positions=10, kernel="tricube",
+                                                  bandwidth=0.1, input="tokens", engine=e))]
+    rows = []
+    for name, make in cases:
+        ests = [make(engine).fit(tokens) for engine in ["numpy", "numba"]]
+        ests[1].transform(tokens)    # compiled (or loaded from the cache) once
+        times, (ref, got) = _times_in_turns([lambda est=est: est.transform(tokens)
+                                             for est in ests], repeat, clock)
+        best, ratio = times.min(axis=1), times[0] / times[1]
+        diff = abs(got - ref).max() if hasattr(got, "tocsr") else np.abs(got - ref).max()
+        rows.append((name, len(tokens), sum(map(len, tokens)), best[0] * 1e3, best[1] * 1e3,
+                     f"{best[0] / best[1]:.3g} ({ratio.min():.3g}-{ratio.max():.3g})",
+                     float(diff)))
+    _print_table(f"text features on the Lee background corpus, transform, best of {repeat}"
+                 f"{', CPU seconds' if clock is time.process_time else ''}",
+                 ["estimator", "documents", "tokens", "numpy engine ms", "numba engine ms",
+                  "numba vs numpy engine (spread)", "max |diff|"], rows)
 
 
 def _loo_error(X, y, h):
@@ -312,10 +407,12 @@ for metric in ["euclidean", "product"]:
                                       engine="numba").fit(X, y)
         reg.predict(X[:5]); reg.attention_weights(X[:5])
 NadarayaWatsonRegressor(bandwidth="loo-ard", engine="numba").fit(X, y)
+NadarayaWatsonRegressor(bandwidth="loo-ard", reg_type="ll", engine="numba").fit(X, y)
 avx512 = re.compile(r"%zmm|%[xy]mm(1[6-9]|2[0-9]|3[01])\\b|%k[0-7]\\b")
 lines = total = 0
 for fn in [_compiled._predict_rows, _compiled._weights_rows, _compiled._loo_rows,
-           _compiled._ard_rows]:
+           _compiled._ard_rows, _compiled._predict_ll_rows, _compiled._ard_ll_rows,
+           _compiled._ard_ll_grad_rows]:
     for sig in fn.signatures:
         asm = fn.inspect_asm(sig)
         lines += len(asm.splitlines())
@@ -407,7 +504,8 @@ def _emulate_avx2(argv):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
-    parser.add_argument("--sections", default="simd,isa,fixed,select,first,chunk,big,tree")
+    parser.add_argument("--sections",
+                        default="simd,isa,fixed,select,ll,text,first,chunk,big,tree")
     parser.add_argument("--emulate-avx2", action="store_true",
                         help="rerun in a child process restricted to AVX2 code (see above)")
     parser.add_argument("--big-n", type=int, default=100_000,
@@ -422,7 +520,7 @@ def main(argv=None):
                              "(1000 and 2000 take tens of minutes to hours)")
     parser.add_argument("--working-memory", type=float, default=None)
     parser.add_argument("--cpu-time", action="store_true",
-                        help="'fixed' and 'select': CPU seconds of this process instead of wall "
+                        help="'fixed', 'select', 'll' and 'text': CPU seconds of this process instead of wall "
                              "seconds (a shared machine's waits for a core left out)")
     args = parser.parse_args(argv)
     if args.emulate_avx2:
@@ -444,6 +542,11 @@ def main(argv=None):
             cv_ns = [int(v) for v in args.cv_ls_n.split(",") if v]
             bench_select(60 if args.quick else args.cv_ls_ref, [300] if args.quick else
                          [1000, 2000], 5, 200 if args.quick else 1000, cv_ns, clock)
+        if "ll" in sections:
+            bench_ll(300 if args.quick else 2000, 5, 200 if args.quick else 1000,
+                     [300] if args.quick else [1000, 2000], 2 if args.quick else 5, clock)
+        if "text" in sections:
+            bench_text(2 if args.quick else 7, clock)
         if "first" in sections:
             bench_first()
         if "chunk" in sections:

@@ -107,7 +107,7 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     losses : ndarray of shape (n_grid,)
         Mean squared LOO error (mean over samples and outputs) or mean LOO log loss.
     """
-    if engine == "numba" and reg_type == "lc":   # local linear: numpy (centred min-norm fits)
+    if engine == "numba":
         from nlpfeat.kernels import _compiled
         if _compiled.supports(kern, X, metric):
             return _compiled.loo_grid(X, Y, kern, metric, grid, reg_type=reg_type, loss=loss,
@@ -195,14 +195,15 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     # Optimise t = log(h / h_start) from 0: the path does not depend on the units of X.
     h0 = np.atleast_1d(h_start).astype(np.float64)
     objective = _ard_objective
-    if engine == "numba" and reg_type == "lc":
+    if engine == "numba":
         from nlpfeat.kernels import _compiled
         if _compiled.supports(kern, X, metric):
             compiled, log_h0 = _compiled.ard_objective(n_jobs), np.log(h0)
 
             def objective(t, h0, X, Y, kern, metric, loss, working_memory, reg_type):
                 # log h = t + log h0: the gradient in t is the gradient in log h.
-                return compiled(t + log_h0, X, Y, kern, metric, loss, working_memory)
+                return compiled(t + log_h0, X, Y, kern, metric, loss, working_memory,
+                                reg_type)
     res = minimize(objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
                    bounds=[(-12.0, 12.0)] * h0.size,
                    args=(h0, X, Y, kern, metric, loss, working_memory, reg_type),

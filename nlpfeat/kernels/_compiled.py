@@ -24,8 +24,14 @@ quantities with the same log-space semantics:
   is computed by the same code whatever the thread count, so results do not depend on
   ``n_jobs``.
 
-Local linear fits accumulate the normal equations in the compiled loop and solve them
-with ``np.linalg.pinv`` as the numpy path does.
+Local linear fits (``reg_type="ll"``) compute in the compiled loop exactly the moments the
+numpy path computes (:func:`nlpfeat.kernels._nadaraya_watson.local_linear`: a row's
+weights, then the weighted means of the offsets from the query and of the targets, then
+the centred second moments, in a second pass over the stored weights), and solve the
+small ``d x d`` systems of a batch of rows with the same ``np.linalg.pinv`` rule
+(:func:`nlpfeat.kernels._nadaraya_watson.centred_intercepts`). ``loo-ard``'s local linear
+gradient follows :mod:`nlpfeat.kernels._ll_grad` the same way: the uncentred normal
+equations in the loop, ``pinv`` in numpy, the weight sensitivities in a second loop.
 """
 import math
 
@@ -36,10 +42,13 @@ from numba import njit, prange
 from scipy import sparse
 
 from nlpfeat._chunking import gen_row_chunks
+from nlpfeat.kernels._fastexp import fexp as fexp_subnormal
 from nlpfeat.kernels._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._nadaraya_watson import centred_intercepts
 from nlpfeat.kernels._pairwise import PairwiseScaled
 
-__all__ = ["CompiledNW", "ard_objective", "family_code", "loo_grid", "supports"]
+__all__ = ["CompiledNW", "ard_objective", "family_code", "loo_grid", "position_weights",
+           "segment_attention", "supports"]
 
 (GAUSSIAN, EPANECHNIKOV, BIWEIGHT, TRIWEIGHT, TRICUBE, TRIANGULAR, TOPHAT, COSINE,
  LAPLACIAN, LOGISTIC, SIGMOID) = range(11)
@@ -410,6 +419,113 @@ def _finish_ll(M, V, s):
             V[a, c] /= s
 
 
+# ---------------------------------------------------------------- local linear moments
+
+@njit(cache=True, fastmath=_FMA)
+def _offsets(zq, Zt, t0, m, centre, dif):
+    """``dif[f, :m] = (z_{t0 + i, f} - zq_f) - centre_f``, rounded as numpy rounds it.
+
+    No reassociation here: a training point at the query gives an exact 0 offset, and
+    one distinct point with weight gives exact 0 centred offsets (then ``S = 0``).
+    """
+    for f in range(zq.size):
+        q, c = zq[f], centre[f]
+        row = Zt[f, t0:t0 + m]
+        out = dif[f]
+        for i in range(m):
+            out[i] = (row[i] - q) - c
+
+
+@njit(cache=True, fastmath=_FMA)
+def _times(w, x, m, out):
+    for i in range(m):
+        out[i] = w[i] * x[i]
+
+
+@njit(cache=True)
+def _ll_moments(w, zq, Zt, Yt, dif, wdif, zero, m_out, ybar_out, S_out, T_out):
+    """Centred local linear moments of one query row with weights ``w`` (n_train,).
+
+    As :func:`nlpfeat.kernels._nadaraya_watson.local_linear`: ``sw = sum w``, the weighted
+    means ``m`` of the offsets ``z_i - z_q`` and ``y_bar`` of the targets, then (second
+    pass) ``S = sum w (D - m)(D - m)^T / sw`` and ``T = sum w (D - m) y^T / sw``.
+    ``dif``, ``wdif`` (d, _TILE) are scratch; ``zero`` is a (d,) array of zeros.
+    """
+    d, n = Zt.shape
+    k = Yt.shape[0]
+    sw = _sum(w, n)
+    for f in range(d):
+        m_out[f] = 0.0
+    for t0 in range(0, n, _TILE):
+        mm = min(_TILE, n - t0)
+        _offsets(zq, Zt, t0, mm, zero, dif)
+        for f in range(d):
+            m_out[f] += _dot(w[t0:t0 + mm], dif[f], mm)
+    for f in range(d):
+        m_out[f] /= sw
+    for c in range(k):
+        ybar_out[c] = _dot(w, Yt[c], n) / sw
+    S_out[:] = 0.0
+    T_out[:] = 0.0
+    for t0 in range(0, n, _TILE):
+        mm = min(_TILE, n - t0)
+        _offsets(zq, Zt, t0, mm, m_out, dif)
+        wt = w[t0:t0 + mm]
+        for a in range(d):
+            _times(wt, dif[a], mm, wdif[a])
+            for b in range(a, d):
+                S_out[a, b] += _dot(wdif[a], dif[b], mm)
+            for c in range(k):
+                T_out[a, c] += _dot(wdif[a], Yt[c, t0:t0 + mm], mm)
+    for a in range(d):
+        for b in range(a, d):
+            S_out[a, b] /= sw
+            S_out[b, a] = S_out[a, b]
+        for c in range(k):
+            T_out[a, c] /= sw
+
+
+@njit(cache=True)
+def _predict_ll_rows(r0, r1, Zq, Zt, Yt, fam, prod, empty, m_out, ybar_out, S_out, T_out):
+    """Centred local linear moments of the query rows ``r0 .. r1`` (row ``r`` into ``[r]``).
+
+    A row's weights are computed once into a buffer (normalised by their sum, or in log
+    space where the sum underflows, as :func:`_weights_rows`), then read twice.
+    """
+    d, n = Zt.shape
+    w = np.empty(n)
+    dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
+    for r in range(r0, r1):
+        zq = Zq[r]
+        s = 0.0
+        for t0 in range(0, n, _TILE):
+            m = min(_TILE, n - t0)
+            s += _tile_weights(zq, Zt, t0, m, fam, prod, w[t0:t0 + m])
+        if s > _TINY:
+            for i in range(n):
+                w[i] /= s
+        else:
+            empty[r] = _log_row(zq, Zt, fam, prod, -1, w)
+        _ll_moments(w, zq, Zt, Yt, dif, wdif, zero, m_out[r], ybar_out[r], S_out[r], T_out[r])
+
+
+@njit(cache=True, parallel=True)
+def _predict_ll_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _predict_ll_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
+def _ll_buffers(c, d, k, lead=()):
+    """Empty ``m``, ``y_bar``, ``S``, ``T`` for ``c`` rows (and ``lead`` axes after them)."""
+    shape = (c,) + tuple(lead)
+    return (np.empty(shape + (d,)), np.empty(shape + (k,)), np.empty(shape + (d, d)),
+            np.empty(shape + (d, k)))
+
+
+def _ll_bytes(d, k):
+    return 8 * (d + k + d * d + d * k)
+
+
 # ---------------------------------------------------------------- predict
 
 @njit(cache=True)
@@ -504,11 +620,6 @@ def _weights_parallel(n_rows, n_blocks, *args):
         _weights_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
 
 
-def _pinv_intercepts(M, V):
-    """``beta_0`` of ``M beta = V`` by ``np.linalg.pinv``, as the numpy path solves it."""
-    return (np.linalg.pinv(M) @ V)[:, 0, :]
-
-
 class CompiledNW:
     """The compiled side of an :class:`~nlpfeat.kernels._nadaraya_watson.NWIndex`.
 
@@ -529,7 +640,7 @@ class CompiledNW:
         self.h = np.ascontiguousarray(np.broadcast_to(pair.bandwidth, (d,)), dtype=np.float64)
         self.Y1t = np.ascontiguousarray(index.Y1.T)
         self.ll = index.reg_type == "ll"
-        self.Ct = self.Zt * self.h[:, None] if self.ll else np.zeros((0, 0))
+        self.Ct = np.zeros((0, 0))   # (the local linear fits run in _predict_ll_rows)
 
     def predict(self, X, *, working_memory=None, n_jobs=None):
         """Predictions (n_q, n_outputs) and the empty-row mask for raw query rows ``X``."""
@@ -543,13 +654,12 @@ class CompiledNW:
             _run(_predict_rows, _predict_parallel, n_q, n_jobs, Zq, self.Zt, self.Y1t,
                  self.fam, self.prod, False, self.Ct, self.h, out, empty, none, none)
             return out, empty
-        row_bytes = 8 * (d + 1) * (d + 1 + k)
-        for rows in gen_row_chunks(n_q, row_bytes, working_memory):
-            c = rows.stop - rows.start
-            M, V = np.empty((c, d + 1, d + 1)), np.empty((c, d + 1, k))
-            _run(_predict_rows, _predict_parallel, c, n_jobs, Zq[rows], self.Zt, self.Y1t,
-                 self.fam, self.prod, True, self.Ct, self.h, out[rows], empty[rows], M, V)
-            out[rows] = _pinv_intercepts(M, V)
+        Yt = np.ascontiguousarray(self.Y1t[:k])
+        for rows in gen_row_chunks(n_q, _ll_bytes(d, k), working_memory):
+            moments = _ll_buffers(rows.stop - rows.start, d, k)
+            _run(_predict_ll_rows, _predict_ll_parallel, rows.stop - rows.start, n_jobs,
+                 Zq[rows], self.Zt, Yt, self.fam, self.prod, empty[rows], *moments)
+            out[rows] = centred_intercepts(*moments)
         return out, empty
 
     def weights(self, X, *, working_memory=None, n_jobs=None):
@@ -658,9 +768,10 @@ def _loo_distances(i, Z, Zt, D2, Dif):
 
 
 @njit(cache=True)
-def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, Ct, P, M_out,
-              V_out):
-    """LOO predictions (lc: ``P[r - base, g]``) or normal equations (ll), rows ``r0 .. r1``.
+def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P, m_out,
+              ybar_out, S_out, T_out):
+    """LOO predictions (lc: ``P[r - base, g]``) or centred local linear moments (ll:
+    ``[r - base, g]`` of the four outputs, see :func:`_ll_moments`), rows ``r0 .. r1``.
 
     The distances of a row are computed once and reused for every grid point.
     """
@@ -670,25 +781,16 @@ def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, Ct
     D2 = np.empty(n)
     Dif = np.empty((d, n))
     w = np.empty(n)
-    cq = np.empty(d)
-    wa = np.empty((d + 1, _TILE))
-    dif = np.empty((d, _TILE))
+    dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
     for r in range(r0, r1):
         i = r
         Dmin = _loo_distances(i, Z, Zt, D2, Dif)
-        if ll:
-            for f in range(d):
-                cq[f] = Ct[f, i]
         for g in range(G):
             s = _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w)[0]
-            if ll:
-                M, V = M_out[r - base, g], V_out[r - base, g]
-                M[:] = 0.0
-                V[:] = 0.0
-                for t0 in range(0, n, _TILE):
-                    m = min(_TILE, n - t0)
-                    _acc_ll(w[t0:t0 + m], m, t0, Ct, cq, Yt, wa, dif, M, V)
-                _finish_ll(M, V, s)
+            if ll:   # the coordinates are those of the grid's first bandwidth, as in numpy
+                q = r - base
+                _ll_moments(w, Z[i], Zt, Yt, dif, wdif, zero, m_out[q, g], ybar_out[q, g],
+                            S_out[q, g], T_out[q, g])
             else:
                 for c in range(k1 - 1):
                     P[r - base, g, c] = _dot(w, Yt[c], n) / s
@@ -719,22 +821,19 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     inv_s2 = 1.0 / scales**2 if ray else np.ones(len(grid))
     shift = ray and fam == GAUSSIAN
     ll = reg_type == "ll"
-    h = np.broadcast_to(pair.bandwidth, (d,))
-    Ct = Zt * h[:, None] if ll else np.zeros((0, 0))
     Y1t = np.ascontiguousarray(np.vstack([Y.T, np.ones((1, n))]))
     G = len(grid)
-    row_bytes = 8 * G * (k + ((d + 1) * (d + 1 + k) if ll else 0))
+    row_bytes = 8 * G * k + (G * _ll_bytes(d, k) if ll else 0)
     totals = np.zeros(G)
     for rows in gen_row_chunks(n, row_bytes, working_memory):
         c = rows.stop - rows.start
         P = np.empty((c, G, k))
-        M = np.empty((c, G, d + 1, d + 1) if ll else (0, 0, 1, 1))
-        V = np.empty((c, G, d + 1, k) if ll else (0, 0, 1, 1))
+        moments = _ll_buffers(c, d, k, (G,)) if ll else _ll_buffers(0, 0, 0, (0,))
         _run(lambda _, m, *a: _loo_rows(rows.start, rows.start + m, rows.start, *a),
              lambda m, b, *a: _loo_parallel(m, b, rows.start, *a), c, n_jobs,
-             Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, Ct, P, M, V)
+             Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P, *moments)
         for g in range(G):
-            Pg = _pinv_intercepts(M[:, g], V[:, g]) if ll else P[:, g]
+            Pg = centred_intercepts(*(a[:, g] for a in moments)) if ll else P[:, g]
             totals[g] += _loss_grad(Pg, Y[rows], loss)[0]
         if progress is not None:
             progress(c)
@@ -810,26 +909,36 @@ def _ard_rows(r0, r1, Z, Zt, Yt, fam, prod, shared, log_loss, loss_out, grad_out
         grad_out[i] = 0.0
         if empty:
             continue
-        D2[i] = 0.0          # w_i = 0: row i adds nothing below (and no 0 * inf)
         _ard_b(w, a, P, Yt)  # w becomes B
-        if prod and fam != GAUSSIAN:
-            for f in range(d):
-                acc = 0.0
-                for j in range(n):
-                    if j != i:
-                        u = abs(Dif[f, j])
-                        acc += w[j] * -u * _dlogk_u(fam, u)
-                grad_out[i, f] = acc
-            continue
-        if fam != GAUSSIAN:   # C_j = B_j * -(dlog K/du) / u; the Gaussian's factor is 1
+        _ard_grad_row(i, w, D2, Dif, fam, prod, shared, grad_out[i])
+
+
+@njit(cache=True)
+def _ard_grad_row(i, B, D2, Dif, fam, prod, shared, grad_row):
+    """``grad_row[f] = sum_j B_j dl_ij / dlog h_f`` (:func:`_bandwidth._ard_grad_chunk`).
+
+    ``B`` is overwritten; ``D2[i]`` is set to 0 (``B_i = 0``: no ``0 * inf``).
+    """
+    d, n = Dif.shape
+    D2[i] = 0.0
+    if prod and fam != GAUSSIAN:
+        for f in range(d):
+            acc = 0.0
             for j in range(n):
-                u = math.sqrt(D2[j]) if j != i else 0.0
-                w[j] = w[j] * -_dlogk_u(fam, u) / u if u > 0.0 else 0.0
-        if shared:
-            grad_out[i, 0] = _dot(w, D2, n)
-        else:
-            for f in range(d):
-                grad_out[i, f] = _dot_sq(w, Dif[f], n)
+                if j != i:
+                    u = abs(Dif[f, j])
+                    acc += B[j] * -u * _dlogk_u(fam, u)
+            grad_row[f] = acc
+        return
+    if fam != GAUSSIAN:   # C_j = B_j * -(dlog K/du) / u; the Gaussian's factor is 1
+        for j in range(n):
+            u = math.sqrt(D2[j]) if j != i else 0.0
+            B[j] = B[j] * -_dlogk_u(fam, u) / u if u > 0.0 else 0.0
+    if shared:
+        grad_row[0] = _dot(B, D2, n)
+    else:
+        for f in range(d):
+            grad_row[f] = _dot_sq(B, Dif[f], n)
 
 
 @njit(cache=True, parallel=True)
@@ -838,15 +947,158 @@ def _ard_parallel(n_rows, n_blocks, *args):
         _ard_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
 
 
+@njit(cache=True)
+def _ard_ll_weights(i, Z, Zt, fam, prod, D2, Dif, Xo, w):
+    """Normalised LOO weights of row ``i`` into ``w`` and offsets ``Xo = z_j - z_i``.
+
+    Returns whether the row had no point in the support (as :func:`_ard_rows`).
+    """
+    d, n = Zt.shape
+    Dmin = _loo_distances(i, Z, Zt, D2, Dif)
+    s, empty = _loo_row_weights(i, 0, fam, prod, fam == GAUSSIAN, True, D2, Dmin, Dif,
+                                np.ones((1, d)), np.ones(1), w)
+    for j in range(n):
+        w[j] /= s
+    for f in range(d):
+        for j in range(n):
+            Xo[f, j] = -Dif[f, j]    # z_j - z_i, exactly
+    return empty
+
+
+@njit(cache=True)
+def _ard_ll_rows(r0, r1, base, Z, Zt, Yt, fam, prod, M_out, V_out, empty_out):
+    """Local linear ``loo-ard``, first pass: the normal equations of rows ``r0 .. r1``.
+
+    As :func:`nlpfeat.kernels._ll_grad.ll_loo_terms`: with ``x~_j = [1, z_j - z_i]``,
+    ``M = sum_j w_j x~_j x~_j^T`` and ``V = sum_j w_j x~_j y_j^T`` (normalised LOO
+    weights), into ``[r - base]``.
+    """
+    d, n = Zt.shape
+    k = Yt.shape[0]
+    D2, Dif, w = np.empty(n), np.empty((d, n)), np.empty(n)
+    Xo, wX = np.empty((d, n)), np.empty((d, n))
+    for i in range(r0, r1):
+        q = i - base
+        empty_out[q] = _ard_ll_weights(i, Z, Zt, fam, prod, D2, Dif, Xo, w)
+        M, V = M_out[q], V_out[q]
+        M[0, 0] = _sum(w, n)
+        for c in range(k):
+            V[0, c] = _dot(w, Yt[c], n)
+        for a in range(d):
+            _times(w, Xo[a], n, wX[a])
+            M[0, a + 1] = _sum(wX[a], n)
+            for b in range(a, d):
+                M[a + 1, b + 1] = _dot(wX[a], Xo[b], n)
+            for c in range(k):
+                V[a + 1, c] = _dot(wX[a], Yt[c], n)
+        for a in range(d + 1):
+            for b in range(a + 1, d + 1):
+                M[b, a] = M[a, b]
+
+
+@njit(cache=True, parallel=True)
+def _ard_ll_parallel(n_rows, n_blocks, base, *args):
+    for b in prange(n_blocks):
+        _ard_ll_rows(base + b * n_rows // n_blocks, base + (b + 1) * n_rows // n_blocks, base,
+                     *args)
+
+
+@njit(cache=True)
+def _ard_ll_grad_rows(r0, r1, base, Z, Zt, Yt, fam, prod, shared, G0, beta, A, empty,
+                      grad_out):
+    """Local linear ``loo-ard``, second pass: gradient rows ``[r - base]``.
+
+    ``G0 = M^+ e_1`` (d + 1,), ``beta`` (d + 1, k) and ``A = dLoss/dP`` (k,) per row, from
+    numpy; ``B_j = w_j g_j (A . r_j)`` with ``g_j = x~_j . G0`` and the residuals
+    ``r_j = y_j - beta^T x~_j`` (:func:`nlpfeat.kernels._ll_grad.ll_loo_terms`), then
+    :func:`_ard_grad_row`.
+    """
+    d, n = Zt.shape
+    k = Yt.shape[0]
+    D2, Dif, w = np.empty(n), np.empty((d, n)), np.empty(n)
+    Xo, g, e = np.empty((d, n)), np.empty(n), np.empty(n)
+    for i in range(r0, r1):
+        q = i - base
+        grad_out[q] = 0.0
+        _ard_ll_weights(i, Z, Zt, fam, prod, D2, Dif, Xo, w)
+        if empty[q]:
+            continue
+        for j in range(n):
+            g[j] = G0[q, 0]
+            e[j] = 0.0
+        for a in range(d):
+            ga = G0[q, a + 1]
+            xa = Xo[a]
+            for j in range(n):
+                g[j] += xa[j] * ga
+        for c in range(k):
+            ac = A[q, c]
+            b0 = beta[q, 0, c]
+            yc = Yt[c]
+            for j in range(n):
+                fit = b0
+                for a in range(d):
+                    fit += Xo[a, j] * beta[q, a + 1, c]
+                e[j] += (yc[j] - fit) * ac
+        for j in range(n):
+            w[j] = w[j] * g[j] * e[j]
+        _ard_grad_row(i, w, D2, Dif, fam, prod, shared, grad_out[q])
+
+
+@njit(cache=True, parallel=True)
+def _ard_ll_grad_parallel(n_rows, n_blocks, base, *args):
+    for b in prange(n_blocks):
+        _ard_ll_grad_rows(base + b * n_rows // n_blocks, base + (b + 1) * n_rows // n_blocks,
+                          base, *args)
+
+
+def _ard_ll_objective(theta, X, Y, kern, metric, loss, working_memory, n_jobs):
+    """Mean LOO loss of local linear fits and its gradient in ``log h`` (compiled)."""
+    from nlpfeat.kernels._bandwidth import _loss_grad
+
+    n, k = Y.shape
+    h = np.exp(theta)
+    pair = PairwiseScaled(X, h if h.size > 1 else h[0], metric)
+    Z = np.ascontiguousarray(pair.Z)
+    d = Z.shape[1]
+    Zt, Yt = np.ascontiguousarray(Z.T), np.ascontiguousarray(Y.T)
+    fam, prod = family_code(kern), metric == "product"
+    grad, total = np.zeros(d), 0.0
+    row_bytes = 8 * (2 * (d + 1) * (d + 1 + k) + d + 2)
+    for rows in gen_row_chunks(n, row_bytes, working_memory):
+        c, r0 = rows.stop - rows.start, rows.start
+        M, V = np.empty((c, d + 1, d + 1)), np.empty((c, d + 1, k))
+        empty = np.zeros(c, dtype=bool)
+        _run(lambda _, m, *a: _ard_ll_rows(r0, r0 + m, r0, *a),
+             lambda m, b, *a: _ard_ll_parallel(m, b, r0, *a), c, n_jobs,
+             Z, Zt, Yt, fam, prod, M, V, empty)
+        M_inv = np.linalg.pinv(M, hermitian=True)              # as ll_loo_terms
+        beta = M_inv @ V
+        chunk_loss, A = _loss_grad(beta[:, 0, :], Y[rows], loss)
+        total += chunk_loss
+        grad_rows = np.empty((c, d))
+        _run(lambda _, m, *a: _ard_ll_grad_rows(r0, r0 + m, r0, *a),
+             lambda m, b, *a: _ard_ll_grad_parallel(m, b, r0, *a), c, n_jobs,
+             Z, Zt, Yt, fam, prod, h.size == 1, np.ascontiguousarray(M_inv[:, :, 0]),
+             np.ascontiguousarray(beta), np.ascontiguousarray(A), empty, grad_rows)
+        grad += grad_rows.sum(axis=0)
+    scale = n if loss == "log_loss" else n * k
+    return total / scale, grad[:theta.size] / scale
+
+
 def ard_objective(n_jobs=None):
     """The ``loo-ard`` objective of :func:`nlpfeat.kernels._bandwidth.loo_ard`, compiled.
 
-    Returns a function of ``(theta, X, Y, kern, metric, loss, working_memory)`` giving
-    the mean LOO loss and its gradient in ``theta = log h``, as ``_ard_objective`` does;
-    the compiled loop keeps two rows of ``n`` (and ``n_features``) values per thread,
-    so ``working_memory`` is not needed.
+    Returns a function of ``(theta, X, Y, kern, metric, loss, working_memory,
+    reg_type="lc")`` giving the mean LOO loss and its gradient in ``theta = log h``, as
+    ``_ard_objective`` does. Local constant fits: the compiled loop keeps two rows of
+    ``n`` (and ``n_features``) values per thread, so ``working_memory`` is not needed;
+    local linear fits: rows in chunks under ``working_memory`` (their normal equations
+    go through numpy's ``pinv`` between two compiled passes).
     """
-    def objective(theta, X, Y, kern, metric, loss, working_memory):
+    def objective(theta, X, Y, kern, metric, loss, working_memory, reg_type="lc"):
+        if reg_type == "ll":
+            return _ard_ll_objective(theta, X, Y, kern, metric, loss, working_memory, n_jobs)
         n, k = Y.shape
         h = np.exp(theta)
         pair = PairwiseScaled(X, h if h.size > 1 else h[0], metric)
@@ -861,3 +1113,176 @@ def ard_objective(n_jobs=None):
         return loss_rows.sum() / scale, grad / scale
 
     return objective
+
+
+# ---------------------------------------------------------------- segments (text features)
+
+@njit(cache=True)
+def _segment_attention_rows(s0, s1, V, bounds, fam, linear, Q, TW, scale, h, tie_rtol,
+                            pooled, W, dist, dist_only):
+    """Attention pooling of segments ``s0 .. s1`` (tokens ``bounds[s] .. bounds[s + 1]``).
+
+    As :func:`nlpfeat.text._pooling.attention_pool`, step for step: the query (``Q`` if
+    it has ``d`` entries, else the segment's ``TW``-weighted mean), the distances of the
+    differences times ``scale`` (empty: none), ``u = dist / h``, the log kernel of
+    ``u^2``, a max shift (a segment with no token in the support: its nearest token(s)
+    within a relative ``tie_rtol``), ``exp``, the division by the sum, the weighted sum.
+    ``linear`` (a compact, bounded kernel): the kernel itself instead of its log, no max
+    shift (the same normalised weights, without a log and an exp per token).
+    ``dist_only``: the distances only (into ``dist``).
+    """
+    d = V.shape[1]
+    q = np.empty(d)
+    fixed, scaled = Q.size == d, scale.size == d
+    for s in range(s0, s1):
+        a, b = bounds[s], bounds[s + 1]
+        if fixed:
+            q[:] = Q
+        else:
+            q[:] = 0.0
+            tsum = 0.0
+            for t in range(a, b):
+                tsum += TW[t]
+                for f in range(d):
+                    q[f] += TW[t] * V[t, f]
+            for f in range(d):
+                q[f] /= tsum
+        top, near = -np.inf, np.inf
+        for t in range(a, b):
+            acc = 0.0
+            for f in range(d):
+                diff = V[t, f] - q[f]
+                if scaled:
+                    diff *= scale[f]
+                acc += diff * diff
+            dist[t] = math.sqrt(acc)
+            if dist_only:
+                continue
+            u = dist[t] / h
+            W[t] = _k_u(fam, u) if linear else _logk_u2(fam, u * u)
+            top = max(top, W[t])
+            near = min(near, dist[t])
+        if dist_only:
+            continue
+        ready = linear and top > 0.0     # linear weights, to divide by their sum below
+        if ready:
+            total = 0.0
+            for t in range(a, b):
+                total += W[t]
+        elif linear or top == -np.inf:   # no token in the support: the nearest one(s) share
+            for t in range(a, b):
+                W[t] = 0.0 if dist[t] <= near * (1.0 + tie_rtol) else -np.inf
+            top = 0.0
+        if not ready:
+            total = 0.0
+            for t in range(a, b):   # subnormal weights kept, as numpy's exp keeps them
+                W[t] = fexp_subnormal(W[t] - top)
+                total += W[t]
+        out = pooled[s]
+        out[:] = 0.0
+        for t in range(a, b):
+            W[t] /= total
+            for f in range(d):
+                out[f] += W[t] * V[t, f]
+
+
+@njit(cache=True, parallel=True)
+def _segment_attention_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _segment_attention_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
+def segment_attention(vectors, starts, kern, bandwidth, *, query=None, token_weights=None,
+                      tie_rtol=0.0, distances_only=False, n_jobs=None):
+    """Kernel attention pooling of concatenated token vectors, one segment per document.
+
+    The compiled :func:`nlpfeat.text._pooling.attention_pool` (same arguments and results;
+    ``tie_rtol`` is the text side's tie tolerance of the nearest-token fallback): one pass
+    per document over its tokens (query, distances, log kernel, normalisation, weighted
+    sum), no ``(n_tokens, d)`` temporary. ``kern`` must be a built-in kernel.
+    ``distances_only``: return the distances of the tokens to their document's query
+    instead (:func:`nlpfeat.text._pooling.query_distances`; ``kern`` is then unused and
+    ``bandwidth`` only rescales the dimensions when it is an array).
+
+    Returns
+    -------
+    pooled : ndarray of shape (n_documents, d)
+    weights : ndarray of shape (n_tokens,)
+    """
+    V = np.ascontiguousarray(vectors, dtype=np.float64)
+    n, d = V.shape
+    bounds = np.append(np.asarray(starts, dtype=np.int64), n)
+    h = np.asarray(bandwidth, dtype=np.float64)
+    scale = h.min() / h if h.ndim else np.zeros(0)      # per dimension: h.min() / h
+    Q = np.zeros(0) if query is None else np.ascontiguousarray(query, dtype=np.float64)
+    TW = np.ones(n) if token_weights is None else np.ascontiguousarray(token_weights,
+                                                                       dtype=np.float64)
+    pooled, W, dist = np.empty((len(bounds) - 1, d)), np.empty(n), np.empty(n)
+    fam = GAUSSIAN if distances_only else family_code(kern)
+    _run(_segment_attention_rows, _segment_attention_parallel, len(bounds) - 1, n_jobs, V,
+         bounds, fam, not distances_only and kern.compact, Q, TW, scale, float(h.min()),
+         float(tie_rtol), pooled, W, dist, distances_only)
+    return dist if distances_only else (pooled, W)
+
+
+@njit(cache=True)
+def _position_weight_rows(s0, s1, bounds, mu, fam, linear, h, tie_rtol, W):
+    """Kernel weights over token positions of segments ``s0 .. s1`` (see
+    :func:`position_weights`), normalised per segment and position point; ``linear`` as
+    in :func:`_segment_attention_rows`."""
+    for s in range(s0, s1):
+        a, b = bounds[s], bounds[s + 1]
+        length = b - a
+        for j in range(mu.size):
+            w = W[j]
+            top, near = -np.inf, np.inf
+            for t in range(a, b):
+                dist = abs(mu[j] - ((t - a) + 0.5) / length)
+                w[t] = _k_u(fam, dist / h) if linear else _logk_u(fam, dist / h)
+                top = max(top, w[t])
+                near = min(near, dist)
+            if linear and top > 0.0:
+                total = 0.0
+                for t in range(a, b):
+                    total += w[t]
+                for t in range(a, b):
+                    w[t] /= total
+                continue
+            if linear or top == -np.inf:   # no token in the support: the nearest one(s) share
+                for t in range(a, b):
+                    dist = abs(mu[j] - ((t - a) + 0.5) / length)
+                    w[t] = 0.0 if dist <= near * (1.0 + tie_rtol) else -np.inf
+                top = 0.0
+            total = 0.0
+            for t in range(a, b):   # subnormal weights kept: the same sparse entries
+                w[t] = fexp_subnormal(w[t] - top)
+                total += w[t]
+            for t in range(a, b):
+                w[t] /= total
+
+
+@njit(cache=True, parallel=True)
+def _position_weight_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _position_weight_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
+def position_weights(offsets, mu, kern, bandwidth, *, tie_rtol=0.0, n_jobs=None):
+    """Kernel weight of every token at every position point, normalised per document.
+
+    The compiled :func:`nlpfeat.text._lowbow.lowbow_weights` (same arguments and result;
+    ``tie_rtol`` as in :func:`segment_attention`): token ``t`` of a document of length
+    ``L`` sits at ``(t + 0.5) / L``; its log weight at ``mu_j`` is the log kernel of
+    ``|mu_j - (t + 0.5) / L| / bandwidth``, normalised with a max shift per document and
+    point, in one pass with no ``(n_positions, n_tokens)`` temporaries besides the result.
+
+    Returns
+    -------
+    weights : ndarray of shape (n_positions, n_tokens)
+    """
+    bounds = np.ascontiguousarray(offsets, dtype=np.int64)
+    mu = np.ascontiguousarray(mu, dtype=np.float64)
+    W = np.empty((mu.size, int(bounds[-1])))
+    _run(_position_weight_rows, _position_weight_parallel, len(bounds) - 1, n_jobs, bounds,
+         mu, family_code(kern), kern.compact, float(bandwidth), float(tie_rtol), W)
+    return W

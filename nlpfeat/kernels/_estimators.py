@@ -91,10 +91,10 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
     engine : {"auto", "numba", "numpy"}, default="auto"
         ``"numba"``: fused compiled loops (one pass per query row, no
         ``n_queries x n_train`` matrix; compiled on first use and cached on disk) for
-        the built-in kernels with dense input, metric "euclidean" or "product" and
-        ``reg_type="lc"``: ``predict``, ``predict_proba``, ``attention_weights``,
-        ``bandwidth="loo"`` and ``"loo-ard"`` (a user's kernel, sparse input,
-        ``metric="cosine"``, local linear fits, discrete ``var_type`` features, extreme
+        the built-in kernels with dense input and metric "euclidean" or "product", local
+        constant and local linear fits: ``predict``, ``predict_proba``,
+        ``attention_weights``, ``bandwidth="loo"`` and ``"loo-ard"`` (a user's kernel,
+        sparse input, ``metric="cosine"``, discrete ``var_type`` features, extreme
         bandwidths and ``algorithm="tree"`` queries run on numpy); ``"numpy"``: the reference
         implementation; ``"auto"``: numba when it can be imported, else numpy with one
         warning. Both engines agree to round-off (1e-12 relative in the tests)."""

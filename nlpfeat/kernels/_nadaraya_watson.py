@@ -22,7 +22,7 @@ from sklearn.neighbors import KDTree
 from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat.kernels._pairwise import PairwiseScaled, _share, softmax_rows
 
-__all__ = ["NWIndex", "nw_predict", "nw_weights"]
+__all__ = ["NWIndex", "centred_intercepts", "local_linear", "nw_predict", "nw_weights"]
 
 # A row whose unnormalised Gaussian weights sum below this is recomputed in log space.
 _TINY = 1e-250
@@ -80,9 +80,8 @@ class NWIndex:
             self.tree_radius = float(np.ldexp(kern.radius, -self.pair.exp2))
         self.compiled = None
         # Not when the coordinates are stored rescaled by 2**exp2 (the numpy path handles
-        # those extreme bandwidths), nor for local linear fits (solved on the numpy path in
-        # centred, minimum-norm form, which the compiled normal equations do not follow).
-        if engine == "numba" and self.pair.exp2 == 0 and reg_type == "lc":
+        # those extreme bandwidths).
+        if engine == "numba" and self.pair.exp2 == 0:
             from nlpfeat.kernels import _compiled
             if _compiled.supports(kern, X_fit, metric):
                 self.compiled = _compiled.CompiledNW(self)
@@ -262,7 +261,17 @@ def local_linear(W, Cq, C, Y):
         D -= m[:, None]
         WD = (W[:, :, None] * D).transpose(0, 2, 1)                      # (c, d, n)
         S, T = WD @ D, WD @ Y
-    S, T = S / sw[:, :, None], T / sw[:, :, None]
+    return centred_intercepts(m, y_bar, S / sw[:, :, None], T / sw[:, :, None])
+
+
+def centred_intercepts(m, y_bar, S, T):
+    """Local linear intercepts ``y_bar - b^T m``, ``b = pinv(S) T``, from centred moments.
+
+    The last step of :func:`local_linear`, shared with the compiled engine (which
+    accumulates the same moments in its loops): ``m`` (c, d) and ``y_bar`` (c, k) are the
+    weighted means of the offsets ``x_i - x_q`` and of the targets, ``S`` (c, d, d) and
+    ``T`` (c, d, k) the weighted centred second moments (divided by the weight sum).
+    """
     # pinv(S) = pinv(S / t) / t: scaled by its largest entry, a local design whose spread
     # is tiny (a bandwidth far below the spacing of the data: S around 1e-300) inverts
     # without overflow; pinv's cutoff is relative, so nothing else changes.
