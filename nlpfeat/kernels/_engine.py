@@ -33,7 +33,8 @@ def resolve_engine(engine):
                           "use engine='numpy'.")
     if not _WARNED:
         _WARNED.append(True)
-        warnings.warn("numba is not installed: the Nadaraya-Watson estimators run on the "
+        warnings.warn("numba is not installed: the kernel estimators (Nadaraya-Watson, "
+                      "kernel attention pooling, locally weighted bag of words) run on the "
                       "slower numpy engine (pip install numba, or pass engine='numpy' to "
                       "silence this).", UserWarning, stacklevel=4)
     return "numpy"
