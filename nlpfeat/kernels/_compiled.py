@@ -37,6 +37,7 @@ from scipy import sparse
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._fastexp import wide_vectors
 from nlpfeat.kernels._pairwise import PairwiseScaled
 
 __all__ = ["CompiledNW", "ard_objective", "family_code", "loo_grid", "supports"]
@@ -48,6 +49,7 @@ _FAMILIES = {"gaussian": GAUSSIAN, "epanechnikov": EPANECHNIKOV, "biweight": BIW
              "tophat": TOPHAT, "cosine": COSINE, "laplacian": LAPLACIAN,
              "logistic": LOGISTIC, "sigmoid": SIGMOID}
 _TILE = 256          # training points per tile: a few KiB of buffers, in L1
+_LC_TILE = 512       # the same for local constant predictions (fewer calls per row)
 _QBLOCK = 32         # query rows sharing each tile of training points
 _TINY = 1e-150       # a weight sum below this is redone in log space (as in numpy): the
                      # weights times targets as small as 1e-100 then stay normal numbers
@@ -201,6 +203,7 @@ def _dlogk_u(fam, u):
 def _apply_u2(fam, buf, m):
     """``buf[:m] = K(u2)`` in place, returning the sum; a plain loop per family, so that
     each vectorises (the sum may be reordered; ``fexp`` keeps its own exact flags)."""
+    wide_vectors()
     s = 0.0
     if fam == GAUSSIAN:
         for i in range(m):
@@ -247,6 +250,7 @@ def _sq_dist(zq, Zt, t0, m, buf):
     Features are taken four (then two, then one) at a time, so that ``buf`` is read
     and written once per group, not once per feature.
     """
+    wide_vectors()
     d = zq.size
     for i in range(m):
         buf[i] = 0.0
@@ -280,6 +284,7 @@ def _tile_weights(zq, Zt, t0, m, fam, prod, buf):
 
     Returns their sum.
     """
+    wide_vectors()
     if not prod or fam == GAUSSIAN:   # radial (the Gaussian product kernel is radial)
         _sq_dist(zq, Zt, t0, m, buf)
         return _apply_u2(fam, buf, m)
@@ -306,6 +311,7 @@ def _tile_weights(zq, Zt, t0, m, fam, prod, buf):
 
 @njit(cache=True, fastmath=_FAST)
 def _dot(w, y, m):
+    wide_vectors()
     s = 0.0
     for i in range(m):
         s += w[i] * y[i]
@@ -322,6 +328,7 @@ def _min(x, m):
 
 @njit(cache=True, fastmath=_FAST)
 def _sum(w, m):
+    wide_vectors()
     s = 0.0
     for i in range(m):
         s += w[i]
@@ -474,6 +481,67 @@ def _predict_rows(r0, r1, Zq, Zt, Y1t, fam, prod, ll, Ct, h, out, empty, M_out, 
                     out[r, c] = acc[c] / s
 
 
+@njit(cache=True, fastmath=_FAST)
+def _gauss_sum_dot(buf, y, m):
+    """Gaussian weights of the squared distances ``buf[:m]``: their sum and their dot
+    product with ``y``, in one pass (nothing stored)."""
+    wide_vectors()
+    s = a = 0.0
+    for i in range(m):
+        w = fexp(-0.5 * buf[i])
+        s += w
+        a += w * y[i]
+    return s, a
+
+
+@njit(cache=True)
+def _lc_rows(r0, r1, Zq, Zt, Y1t, fam, prod, out, empty):
+    """Local constant predictions of the query rows ``r0 .. r1`` into ``out``.
+
+    Queries go in blocks of ``_QBLOCK``: each tile of training points (in L1) serves the
+    whole block before the next tile is read, so a large training set streams from
+    memory once per block, not once per query. Each row's sums run over the tiles in
+    order, so its result does not depend on the blocks (nor on ``n_jobs``); a row whose
+    weight sum underflows (or is empty) is redone in log space.
+    """
+    wide_vectors()
+    n, k1 = Zt.shape[1], Y1t.shape[0]
+    buf, wrow = np.empty(_LC_TILE), np.empty(n)
+    accs = np.empty((_QBLOCK, k1))    # per row: weighted sums; last column the weight sum
+    fused = fam == GAUSSIAN and k1 == 2   # one output: weights, sum and dot in one pass
+    for b0 in range(r0, r1, _QBLOCK):
+        b1 = min(b0 + _QBLOCK, r1)
+        accs[:] = 0.0
+        for t0 in range(0, n, _LC_TILE):
+            m = min(_LC_TILE, n - t0)
+            if fused:
+                y = Y1t[0, t0:t0 + m]
+                for r in range(b0, b1):
+                    _sq_dist(Zq[r], Zt, t0, m, buf)
+                    s, a = _gauss_sum_dot(buf, y, m)
+                    accs[r - b0, 0] += a
+                    accs[r - b0, 1] += s
+                continue
+            for r in range(b0, b1):
+                accs[r - b0, k1 - 1] += _tile_weights(Zq[r], Zt, t0, m, fam, prod, buf)
+                for c in range(k1 - 1):
+                    accs[r - b0, c] += _dot(buf, Y1t[c, t0:t0 + m], m)
+        for r in range(b0, b1):
+            acc = accs[r - b0]
+            if not acc[k1 - 1] > _TINY:   # underflow or nothing in the support
+                empty[r] = _log_row(Zq[r], Zt, fam, prod, -1, wrow)
+                for c in range(k1):
+                    acc[c] = _dot(wrow, Y1t[c], n)
+            for c in range(k1 - 1):
+                out[r, c] = acc[c] / acc[k1 - 1]
+
+
+@njit(cache=True, parallel=True)
+def _lc_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _lc_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
 @njit(cache=True, parallel=True)
 def _predict_parallel(n_rows, n_blocks, *args):
     for b in prange(n_blocks):
@@ -539,9 +607,8 @@ class CompiledNW:
         out = np.empty((n_q, k))
         empty = np.zeros(n_q, dtype=bool)
         if not self.ll:
-            none = np.zeros((0, 1, 1))
-            _run(_predict_rows, _predict_parallel, n_q, n_jobs, Zq, self.Zt, self.Y1t,
-                 self.fam, self.prod, False, self.Ct, self.h, out, empty, none, none)
+            _run(_lc_rows, _lc_parallel, n_q, n_jobs, Zq, self.Zt, self.Y1t, self.fam,
+                 self.prod, out, empty)
             return out, empty
         row_bytes = 8 * (d + 1) * (d + 1 + k)
         for rows in gen_row_chunks(n_q, row_bytes, working_memory):

@@ -89,6 +89,40 @@ def test_predict_lc_matches_numpy_engine(kernel, metric):
         assert got._index.compiled is not None and ref._index.compiled is None
 
 
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
+@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov"])
+def test_predict_one_output_matches_numpy_engine_for_any_number_of_features(d, kernel):
+    # one output: the Gaussian's fused pass (distances by groups of features, weights,
+    # sum and dot product at once); n_train spans several tiles with a partial last one;
+    # n_query several query blocks with a partial last one; the last query, far from the
+    # data, underflows (Gaussian) or has an empty support: redone in log space
+    X, y, Xq = _data(n=1100, d=d, n_query=75)
+    Xq = np.vstack([Xq, np.full((1, d), 40.0)])
+    for h in [0.3 * np.sqrt(d), np.linspace(0.5, 2.0, d)]:
+        ref, got = _pair(NadarayaWatsonRegressor, kernel=kernel, bandwidth=h,
+                         metric="product", algorithm="brute")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptySupportWarning)
+            expected = ref.fit(X, y).predict(Xq)
+            _assert_close(got.fit(X, y).predict(Xq), expected)
+        assert got._index.compiled is not None
+
+
+def test_wide_vectors_sets_the_llvm_attribute():
+    from nlpfeat.kernels._fastexp import wide_vectors
+
+    @numba.njit
+    def total(x):
+        wide_vectors()
+        s = 0.0
+        for v in x:
+            s += v
+        return s
+
+    assert total(np.arange(10.0)) == 45.0
+    assert '"prefer-vector-width"="512"' in total.inspect_llvm(total.signatures[0])
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("metric", ["euclidean", "product"])
 def test_predict_ll_matches_numpy_engine(kernel, metric):
