@@ -594,8 +594,9 @@ class CompiledNW:
         self.prod = pair.metric == "product"
         self.compact = index.kern.compact
         self.Zt = np.ascontiguousarray(pair.Z.T)
-        self.h = np.ascontiguousarray(np.broadcast_to(pair.bandwidth, (d,)), dtype=np.float64)
-        self.Y1t = np.ascontiguousarray(index.Y1.T)
+        self.h = np.empty(d)
+        self.h[:] = pair.bandwidth          # a scalar or one per feature
+        self.Y1t = index.Y1t              # (n_outputs + 1, n_train), C-ordered
         self.ll = index.reg_type == "ll"
         self.Ct = self.Zt * self.h[:, None] if self.ll else np.zeros((0, 0))
 
