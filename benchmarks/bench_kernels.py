@@ -3,7 +3,7 @@
 Every section runs both engines of the estimators (``engine="numba"``, the compiled
 loops, and ``engine="numpy"``, the reference) beside the peers, in the same run.
 
-Sections (``--sections``, default all but ``compare``):
+Sections (``--sections``, or ``--only`` one; default all but ``compare`` and ``threads``):
 
 - ``simd``:   the SIMD level (``np.show_runtime()``) and numba's compilation target.
 - ``isa``:    compiles the kernels afresh (empty cache, in a child process) and counts
@@ -29,8 +29,11 @@ Sections (``--sections``, default all but ``compare``):
   (300 documents, pre-tokenised); best of 7, taking turns.
 - ``first``:  a fresh process's first ``fit`` + ``predict`` (compilation included, empty
   numba cache) and with a warm cache, minus the same call once compiled.
-- ``compare``: ``nlpfeat compare --quick`` end to end on each engine (numpy: as if numba
-  were not installed).
+- ``compare``: ``nlpfeat compare --quick`` (``--compare-full``: the full comparison) end
+  to end on each engine (numpy: as if numba were not installed), 3 runs each in turn,
+  wall and CPU seconds of the child processes.
+- ``threads``: the numba engine's predict n x n (``--big-n``), d 10, with 1 and 2 threads
+  in turn, and nothing else (``--only threads --big-n 40000`` takes about a minute).
 - ``chunk``:  ns per (query, training point) pair for several ``working_memory`` values.
 - ``big``:    predict n_query x n_train (default 100 000 x 100 000, d 10) on the numba
   engine with 1 and 2 threads (``--big-numpy`` adds the numpy engine): ns per pair,
@@ -357,6 +360,31 @@ def bench_big(n, d, working_memory, with_numpy=False):
                   "data MiB", "2 threads vs 1"], rows)
 
 
+def bench_threads(n, d, repeat=2):
+    """Predict n x n (d features) on the numba engine with 1 and 2 threads, in turn.
+
+    Wall seconds decide (threads share the work, CPU seconds add up); the outputs must be
+    identical.
+    """
+    X, y, Xq = _task(n, d, seed=3, n_query=n)
+    regs = [NadarayaWatsonRegressor(bandwidth=2.0, engine="numba", n_jobs=jobs).fit(X, y)
+            for jobs in [None, 2]]
+    for reg in regs:
+        reg.predict(Xq[:50])   # compiled (or loaded from the cache) once
+    walls, outs = _times_in_turns([lambda reg=reg: reg.predict(Xq) for reg in regs], repeat)
+    cpus, _ = _times_in_turns([lambda reg=reg: reg.predict(Xq) for reg in regs], 1,
+                              time.process_time)
+    assert np.array_equal(outs[0], outs[1])
+    ratio = walls[0] / walls[1]
+    rows = [(threads, walls[i].min(), walls[i].min() / n**2 * 1e9, cpus[i, 0] / n**2 * 1e9)
+            for i, threads in enumerate([1, 2])]
+    rows[1] += (f"{walls[0].min() / walls[1].min():.3g} ({ratio.min():.3g}-{ratio.max():.3g})",)
+    _print_table(f"threads: predict {n} x {n}, d={d}, numba engine, best of {repeat} in turn "
+                 f"(load before: {os.getloadavg()[0]:.2f})",
+                 ["threads", "wall s", "wall ns/pair", "CPU ns/pair (all threads)",
+                  "2 threads vs 1 (spread)"], rows)
+
+
 _FIRST_CALL = """
 import time, warnings
 import numpy as np
@@ -410,7 +438,7 @@ NadarayaWatsonRegressor(bandwidth="loo-ard", engine="numba").fit(X, y)
 NadarayaWatsonRegressor(bandwidth="loo-ard", reg_type="ll", engine="numba").fit(X, y)
 avx512 = re.compile(r"%zmm|%[xy]mm(1[6-9]|2[0-9]|3[01])\\b|%k[0-7]\\b")
 lines = total = 0
-for fn in [_compiled._predict_rows, _compiled._weights_rows, _compiled._loo_rows,
+for fn in [_compiled._lc_rows, _compiled._weights_rows, _compiled._loo_rows,
            _compiled._ard_rows, _compiled._predict_ll_rows, _compiled._ard_ll_rows,
            _compiled._ard_ll_grad_rows]:
     for sig in fn.signatures:
@@ -445,22 +473,44 @@ def bench_simd():
           f"NUMBA_CPU_FEATURES={os.environ.get('NUMBA_CPU_FEATURES', 'host')}")
 
 
-def bench_compare():
-    """``nlpfeat compare --quick`` end to end, numba engine vs numpy engine."""
+def bench_compare(full=False, repeat=3):
+    """``nlpfeat compare`` end to end, numba engine vs numpy engine, in turn, CPU seconds.
+
+    Each run is a fresh process; the numpy run resolves ``engine="auto"`` as if numba were
+    not installed, so every Nadaraya-Watson estimator of the compare tasks (which keep
+    the default engine) runs on numpy. The numba engine's compiled code comes from the
+    on-disk cache (one warm-up run first).
+    """
     rows = []
     driver = ("import sys, warnings; from nlpfeat.kernels import _engine;"
               "{patch} from nlpfeat.cli import main; sys.exit(main(sys.argv[1:]))")
-    for engine, patch in [("numba", ""),
-                          ("numpy", "_engine._numba_available = lambda: False;"
-                                    "_engine._WARNED.append(True);")]:
+    engines = [("numba", ""), ("numpy", "_engine._numba_available = lambda: False;"
+                                        "_engine._WARNED.append(True);")]
+    args = ["compare", "--no-plots", "--no-progress"] + ([] if full else ["--quick"])
+
+    def run(patch):
         with tempfile.TemporaryDirectory() as out:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-c", driver.format(patch=patch), "compare",
-                            "--quick", "--no-plots", "--no-progress", "--out", out],
-                           check=True, capture_output=True)
-            rows.append((engine, time.perf_counter() - start))
-    _print_table("nlpfeat compare --quick, end to end (seconds, one process each)",
-                 ["engine", "seconds"], rows)
+            subprocess.run([sys.executable, "-c", driver.format(patch=patch), *args,
+                            "--out", out], check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return time.perf_counter() - start, cpu
+
+    run(engines[0][1])   # compiled code into the cache
+    times = {engine: [] for engine, _ in engines}
+    for _ in range(repeat):
+        for engine, patch in engines:
+            times[engine].append(run(patch))
+    for engine, _ in engines:
+        wall, cpu = np.array(times[engine]).T
+        rows.append((engine, wall.min(), f"{wall.min():.3g}-{wall.max():.3g}", cpu.min(),
+                     f"{cpu.min():.3g}-{cpu.max():.3g}"))
+    cpu_ratio = rows[1][3] / rows[0][3]
+    _print_table(f"nlpfeat compare{'' if full else ' --quick'}, end to end (one process per "
+                 f"run, {repeat} runs each in turn; numpy / numba CPU: {cpu_ratio:.3g})",
+                 ["engine", "wall s (best)", "wall spread", "CPU s (best)", "CPU spread"], rows)
 
 
 def bench_tree(ns, ds, n_query, neighbours=50):
@@ -519,13 +569,21 @@ def main(argv=None):
                         help="comma-separated larger n at which cv_ls also runs for real "
                              "(1000 and 2000 take tens of minutes to hours)")
     parser.add_argument("--working-memory", type=float, default=None)
+    parser.add_argument("--only", default=None, metavar="SECTION",
+                        help="run just this section (same as --sections SECTION), e.g. "
+                             "--only threads --big-n 40000: 1 vs 2 threads, nothing else")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="rounds of the 'threads' (default 2) and 'compare' (default 3) "
+                             "sections")
+    parser.add_argument("--compare-full", action="store_true",
+                        help="'compare' runs the full comparison instead of --quick")
     parser.add_argument("--cpu-time", action="store_true",
                         help="'fixed', 'select', 'll' and 'text': CPU seconds of this process instead of wall "
                              "seconds (a shared machine's waits for a core left out)")
     args = parser.parse_args(argv)
     if args.emulate_avx2:
         return _emulate_avx2(argv)
-    sections = set(args.sections.split(","))
+    sections = set((args.only or args.sections).split(","))
     clock = time.process_time if args.cpu_time else time.perf_counter
     warnings.simplefilter("ignore")
     with threadpool_limits(limits=1):
@@ -558,8 +616,10 @@ def main(argv=None):
         if "tree" in sections:
             bench_tree([5000] if args.quick else [50_000, 100_000], [1, 2, 3],
                        500 if args.quick else 2000)
+        if "threads" in sections:
+            bench_threads(4000 if args.quick else args.big_n, 10, args.repeat or 2)
         if "compare" in sections:
-            bench_compare()
+            bench_compare(args.compare_full, args.repeat or 3)
     return 0
 
 

@@ -17,7 +17,13 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names,
+    _check_n_features,
+    check_array,
+    check_is_fitted,
+    validate_data,
+)
 
 __all__ = [
     "HasMethods",
@@ -34,6 +40,7 @@ __all__ = [
     "fit_context",
     "import_optional",
     "validate_data",
+    "validate_float64",
     "validate_params",
 ]
 
@@ -41,6 +48,36 @@ __all__ = [
 def fit_context(prefer_skip_nested_validation=True):
     """Decorate ``fit``: validate ``_parameter_constraints`` first (scikit-learn's ``_fit_context``)."""
     return _fit_context(prefer_skip_nested_validation=prefer_skip_nested_validation)
+
+
+def validate_float64(estimator, X, y="no_validation", *, reset=True, **check_params):
+    """``validate_data(estimator, X, y, dtype=np.float64, ...)``, minus the checks that
+    input needing no conversion does not need.
+
+    A finite float64 ndarray X of shape (n_samples >= 1, n_features >= 1), with (when
+    given, and ``multi_output=True``) a finite 1-D or 2-D float64 ndarray y of as many
+    rows, is what ``check_array`` / ``check_X_y`` return unchanged: for it only
+    ``n_features_in_`` and the feature names are set or checked, by scikit-learn's own
+    helpers (an ndarray has no feature names, so the latter only matter when the
+    estimator has ``feature_names_in_``), which saves 0.1-0.2 ms per call. Anything else
+    (lists, other dtypes, sparse matrices, NaN or infinity) takes the full path, with its
+    conversions and its error messages.
+    """
+    no_y = isinstance(y, str) and y == "no_validation"
+    if _plain_float64(X) and (no_y or (check_params.get("multi_output")
+                                       and _plain_float64(y, ndims=(1, 2))
+                                       and len(y) == len(X))):
+        if hasattr(estimator, "feature_names_in_"):   # otherwise a no-op for an ndarray
+            _check_feature_names(estimator, X, reset=reset)
+        _check_n_features(estimator, X, reset=reset)
+        return X if no_y else (X, y)
+    return validate_data(estimator, X, y, reset=reset, dtype=np.float64, **check_params)
+
+
+def _plain_float64(a, ndims=(2,)):
+    """A float64 ndarray (not a subclass) of a given rank, not empty, all finite."""
+    return (type(a) is np.ndarray and a.dtype == np.float64 and a.ndim in ndims
+            and a.size > 0 and bool(np.isfinite(a.sum())))
 
 
 def check_finite(array, name="X"):

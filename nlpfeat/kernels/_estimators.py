@@ -10,6 +10,7 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
     validate_data,
+    validate_float64,
 )
 from nlpfeat.kernels._base import NadarayaWatsonMixin
 
@@ -228,8 +229,8 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         -------
         self : NadarayaWatsonRegressor
         """
-        X, y = validate_data(self, check_2d(X), y, accept_sparse="csr", dtype=np.float64,
-                             multi_output=True, y_numeric=True)
+        X, y = validate_float64(self, check_2d(X), y, accept_sparse="csr", multi_output=True,
+                                y_numeric=True)
         self._y_ndim = y.ndim
         Y = y.reshape(len(y), -1).astype(np.float64)
         return self._fit_index(X, Y, reg_type=self.reg_type, loss="squared")
@@ -280,8 +281,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
 
     def _validate_query(self, X):
         check_is_fitted(self)
-        return validate_data(self, check_2d(X), accept_sparse="csr", dtype=np.float64,
-                             reset=False)
+        return validate_float64(self, check_2d(X), accept_sparse="csr", reset=False)
 
 
 class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimator):

@@ -69,10 +69,6 @@ class NWIndex:
         # Local linear fits use the scaled coordinates (dimensionless, so the fit does
         # not depend on the units of X; see local_linear).
         self.C = Z if reg_type == "ll" else None
-        if self.fast:  # A = a u^2 + b from one GEMM of augmented matrices
-            self._a, self._b = (-1.0, 1.0) if self.poly else (-0.5, 0.0)
-            self.X_aug = np.hstack([Z, np.ones((Z.shape[0], 1)),
-                                    self._a * self.pair.sqn[:, None] + self._b])
         self.tree = None
         if tree:
             tree_metric = "chebyshev" if metric == "product" else "euclidean"
@@ -85,6 +81,11 @@ class NWIndex:
             from nlpfeat.kernels import _compiled
             if _compiled.supports(kern, X_fit, metric):
                 self.compiled = _compiled.CompiledNW(self)
+        # A = a u^2 + b from one GEMM of augmented matrices (brute queries on numpy only)
+        if self.fast and self.compiled is None:
+            self._a, self._b = (-1.0, 1.0) if self.poly else (-0.5, 0.0)
+            self.X_aug = np.hstack([Z, np.ones((Z.shape[0], 1)),
+                                    self._a * self.pair.sqn[:, None] + self._b])
 
     def row_bytes(self):
         """Bytes of temporaries per query row on the brute path."""

@@ -14,7 +14,12 @@ numba = pytest.importorskip("numba")
 
 from nlpfeat.kernels import _compiled, _engine  # noqa: E402
 from nlpfeat.kernels._bandwidth import _ard_objective, default_grid, loo_grid  # noqa: E402
-from nlpfeat.kernels._fastexp import fexp_array, fexp_ftz  # noqa: E402
+from nlpfeat.kernels._fastexp import (  # noqa: E402
+    fexp_array,
+    fexp_ftz,
+    fexp_ftz_poly,
+    fexp_ftz_table,
+)
 
 KERNELS = ["gaussian", "epanechnikov", "biweight", "triweight", "tricube", "triangular",
            "tophat", "cosine", "laplacian", "logistic", "sigmoid"]
@@ -47,18 +52,38 @@ def test_fexp_within_two_ulp_of_np_exp_on_a_dense_grid():
     assert edge[0] == 1.0 and np.all(edge[1:] == 0.0)
 
 
-def test_flushed_exp_is_exact_above_minus_708_and_zero_below():
+@pytest.mark.parametrize("variant", [fexp_ftz_table, fexp_ftz_poly])
+def test_flushed_exp_is_exact_above_minus_708_and_zero_below(variant):
+    # both variants, whichever this CPU's kernels use (the table one with AVX-512)
     @numba.njit
     def flushed(x):
         out = np.empty_like(x)
         for i in range(x.size):
-            out[i] = fexp_ftz(x[i])
+            out[i] = variant(x[i])
         return out
 
     x = np.linspace(-708.0, 0.0, 2_000_001)
     got, ref = flushed(x), np.exp(x)
     assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 2.0
     assert np.all(flushed(np.array([-708.001, -745.0, -1e300, -np.inf])) == 0.0)
+
+
+def test_kernels_use_the_exp_variant_of_the_target_cpu():
+    from nlpfeat.kernels import _fastexp
+
+    avx512 = _fastexp._avx512()
+    assert fexp_ftz is (fexp_ftz_table if avx512 else fexp_ftz_poly)
+    assert _compiled.fexp is fexp_ftz
+    assert _compiled._LC_TILE == (512 if avx512 else 256)
+
+
+def test_avx512_detection_follows_numbas_cpu_features(monkeypatch):
+    from nlpfeat.kernels import _fastexp
+
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", "+64bit,+avx,+avx2,+fma,-avx512f")
+    assert not _fastexp._avx512()
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", "+64bit,+avx2,+avx512f,+avx512vl")
+    assert _fastexp._avx512()
 
 
 def test_importing_nlpfeat_imports_no_numba():
@@ -87,6 +112,43 @@ def test_predict_lc_matches_numpy_engine(kernel, metric):
             expected = ref.fit(X, y).predict(Xq)
             _assert_close(got.fit(X, y).predict(Xq), expected)
         assert got._index.compiled is not None and ref._index.compiled is None
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 9])
+@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov"])
+def test_predict_one_output_matches_numpy_engine_for_any_number_of_features(d, kernel):
+    # one output: the Gaussian's fused pass (distances by groups of features, weights,
+    # sum and dot product at once); n_train spans several tiles with a partial last one;
+    # n_query several query blocks with a partial last one; the last query, far from the
+    # data, underflows (Gaussian) or has an empty support: redone in log space
+    X, y, Xq = _data(n=1100, d=d, n_query=75)
+    Xq = np.vstack([Xq, np.full((1, d), 40.0)])
+    for h in [0.3 * np.sqrt(d), np.linspace(0.5, 2.0, d)]:
+        ref, got = _pair(NadarayaWatsonRegressor, kernel=kernel, bandwidth=h,
+                         metric="product", algorithm="brute")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptySupportWarning)
+            expected = ref.fit(X, y).predict(Xq)
+            _assert_close(got.fit(X, y).predict(Xq), expected)
+        assert got._index.compiled is not None
+
+
+def test_wide_vectors_sets_the_llvm_attribute_with_avx512():
+    from nlpfeat.kernels import _fastexp
+    from nlpfeat.kernels._fastexp import wide_vectors
+
+    @numba.njit
+    def total(x):
+        wide_vectors()
+        s = 0.0
+        for v in x:
+            s += v
+        return s
+
+    assert total(np.arange(10.0)) == 45.0
+    # asked for on AVX-512 CPUs only (on AVX2 it would split vectors and spill registers)
+    llvm = total.inspect_llvm(total.signatures[0])
+    assert ('"prefer-vector-width"="512"' in llvm) == _fastexp._avx512()
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
