@@ -12,6 +12,7 @@ from nlpfeat._validation import (
     validate_data,
 )
 from nlpfeat.kernels._base import NadarayaWatsonMixin
+from nlpfeat.kernels._dask import is_dask_array, query_dask_array
 
 __all__ = ["NadarayaWatsonClassifier", "NadarayaWatsonRegressor"]
 
@@ -244,7 +245,10 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         Returns
         -------
         y_pred : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+            A lazy ``dask.array`` with X's row chunks when X is a dask array.
         """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "predict")
         X = self._validate_query(X)
         y_pred = self._query(X)
         return y_pred[:, 0] if self._y_ndim == 1 else y_pred
@@ -259,7 +263,9 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         Returns
         -------
         weights : ndarray or scipy CSR matrix of shape (n_queries, n_train)
-            Non-negative, rows summing to 1; sparse for compact kernels.
+            Non-negative, rows summing to 1; sparse for compact kernels. A lazy
+            ``dask.array`` (of CSR blocks for compact kernels) when X is a dask array:
+            row blocks are computed on the workers, the fitted model sent once.
 
         Examples
         --------
@@ -268,6 +274,8 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         >>> print(reg.attention_weights([[0.0]]).round(3))
         [[0.618 0.375 0.007]]
         """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "attention_weights")
         return self._query(self._validate_query(X), weights=True)
 
     def _validate_query(self, X):
@@ -356,7 +364,12 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self._fit_index(X, Y, reg_type="lc", loss="log_loss")
 
     def predict_proba(self, X):
-        """Kernel-weighted class frequencies, shape (n_queries, n_classes); rows sum to 1."""
+        """Kernel-weighted class frequencies, shape (n_queries, n_classes); rows sum to 1.
+
+        A lazy ``dask.array`` with X's row chunks when X is a dask array.
+        """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "predict_proba")
         X = self._validate_query(X)
         return self._query(X)
 
@@ -364,8 +377,12 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         """The class of highest kernel-weighted frequency.
 
         Raises a ValueError when ``on_empty="nan"`` left some query without
-        probabilities (no training point inside a compact kernel's support).
+        probabilities (no training point inside a compact kernel's support). A dask
+        array of queries gives a lazy ``dask.array`` of labels (that error then comes at
+        ``compute`` time).
         """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "predict")
         proba = self.predict_proba(X)
         missing = np.isnan(proba).any(axis=1)
         if missing.any():
@@ -377,7 +394,12 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self.classes_[np.argmax(proba, axis=1)]
 
     def attention_weights(self, X):
-        """Normalised kernel weights (n_queries, n_train); sparse for compact kernels."""
+        """Normalised kernel weights (n_queries, n_train); sparse for compact kernels.
+
+        A lazy ``dask.array`` (of CSR blocks for compact kernels) when X is a dask array.
+        """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "attention_weights")
         return self._query(self._validate_query(X), weights=True)
 
     _validate_query = NadarayaWatsonRegressor._validate_query
