@@ -108,3 +108,31 @@ def test_on_empty_raise_raises_at_compute(dask_client, diabetes):
     lazy = reg.predict(da.from_array(queries, chunks=(50, 4)))
     with pytest.raises(ValueError, match="no training point within the support"):
         lazy.compute()
+
+
+def test_grid_search_on_the_dask_backend_equals_the_in_process_search(dask_client):
+    import importlib.util
+    from pathlib import Path
+
+    joblib = pytest.importorskip("joblib")
+    path = Path(__file__).resolve().parents[2] / "examples" / "grid_search_dask.py"
+    spec = importlib.util.spec_from_file_location("grid_search_dask", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    kernels, bandwidths = ["gaussian", "tricube"], [1.0, 3.0, 9.0]
+    from distributed import get_task_stream
+
+    with get_task_stream(dask_client) as stream, joblib.parallel_backend("dask"):
+        on_dask = example.grid_search(kernels, bandwidths, n_jobs=-1)
+    assert len({task["worker"] for task in stream.data}) == 2   # the fits ran on both workers
+    in_process = example.grid_search(kernels, bandwidths)
+    assert example.same_results(on_dask, in_process)
+    for name in ("mean_test_score", "std_test_score", "split0_test_score"):
+        np.testing.assert_allclose(on_dask.cv_results_[name], in_process.cv_results_[name],
+                                   rtol=1e-12)
+    np.testing.assert_array_equal(on_dask.cv_results_["rank_test_score"],
+                                  in_process.cv_results_["rank_test_score"])
+    assert on_dask.best_params_ == in_process.best_params_
+    # the comparison can fail: another grid's table differs
+    other = example.grid_search(kernels, [1.0, 3.0, 8.0])
+    assert not example.same_results(other, in_process)
