@@ -130,6 +130,8 @@ def _transform_partition(estimator, index, docs):
 def _without_statistics(estimator):
     """A shallow copy without the counts ``partial_fit`` accumulates (transform needs only
     the vocabulary and weights): less to send to every worker."""
+    if hasattr(estimator, "_transform_lookup"):
+        estimator._transform_lookup()     # built here once, not on every worker
     light = copy.copy(estimator)
     light.__dict__.pop("_term_counts", None)
     return light

@@ -166,10 +166,19 @@ class TermCounts:
 
     def sorted_terms(self):
         """``(terms, ids)``: the terms in sorted order and their ids here."""
-        terms = sorted(self.vocabulary)
-        ids = np.fromiter(map(self.vocabulary.__getitem__, terms), dtype=np.intp,
-                          count=len(terms))
-        return terms, ids
+        by_id = self.terms_by_id()      # sorting ids by term: no dictionary lookups
+        ids = sorted(range(len(by_id)), key=by_id.__getitem__)
+        return [by_id[i] for i in ids], np.array(ids, dtype=np.intp)
+
+    def terms_by_id(self):
+        """The list of the terms, the term of id i at position i."""
+        terms = list(self.vocabulary)
+        ids = np.fromiter(self.vocabulary.values(), dtype=np.intp, count=len(terms))
+        if not np.array_equal(ids, np.arange(len(terms))):   # not in insertion order
+            ordered = np.empty(len(terms), dtype=object)
+            ordered[ids] = terms
+            terms = ordered.tolist()
+        return terms
 
     def __getstate__(self):
         state = self.__dict__.copy()
