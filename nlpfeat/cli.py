@@ -379,16 +379,13 @@ def _transform_part(estimator, pairs, skip_blank):
 def _features_on_dask(args, docs, estimator, client, writer):
     """Fit on the bag (per-partition counts merged by a tree reduction on the workers),
     then transform partition by partition on the workers and write the blocks in order."""
-    import uuid
-
     import dask
 
-    from nlpfeat.text._dask import _without_statistics
+    from nlpfeat.text._dask import _send_once, _without_statistics
 
     pairs = _pair_bag(args, docs, client)
     estimator.fit(_document_bag(args, docs, client))
-    fitted = dask.delayed(_without_statistics(estimator), traverse=False,
-                          name=f"nlpfeat-cli-{uuid.uuid4().hex}")
+    fitted = _send_once(_without_statistics(estimator), dask)   # to each worker, once
     parts = [dask.delayed(_transform_part, pure=True)(fitted, part, args.skip_blank)
              for part in pairs.to_delayed()]
     names = {os.path.abspath(f): f for f in docs.corpus.files}
