@@ -255,7 +255,8 @@ class CountingVectorizerMixin(TextMixin):
         ``transform`` looks up every feature in it. ``vocabulary_`` is built in sorted term
         order, which scatters the frequent terms over the hash table's entries; in order of
         appearance the frequent terms come first and stay in cache: lookups took 30% less
-        time on a Zipfian corpus of 1M tokens (185k terms). Built once per fit.
+        time on a Zipfian corpus of 1M tokens (185k terms). Built once per fit. (After a fit
+        on a Dask bag the order is that of appearance within each shard of terms.)
         """
         lookup = getattr(self, "_lookup", None)
         if lookup is not None:
