@@ -290,11 +290,13 @@ def report(results, sizes, steps):
                   f"{size / r['seconds']:,.0f} | {size / cpu:,.0f} | {r['peak_mib']:.0f} | "
                   f"{r['base_mib']:.0f} | {json.dumps(r.get('check'))} |")
     if len(sizes) > 1:
-        print("\n| step | growth exponent b (time ∝ size^b) |")
-        print("|---|---:|")
+        print("\n| step | growth exponent b (time ∝ size^b), wall | b, CPU |")
+        print("|---|---:|---:|")
         for step in steps:
-            b = growth_exponent(sizes, [results[s][step].get("seconds") for s in sizes])
-            print(f"| {step} | {'-' if b is None else f'{b:.2f}'} |")
+            b = [growth_exponent(sizes, [results[s][step].get(key) for s in sizes])
+                 for key in ("seconds", "cpu_seconds")]
+            print("| " + " | ".join([step] + ["-" if x is None else f"{x:.2f}" for x in b])
+                  + " |")
     print()
     for size in sizes:
         r = results[size]
