@@ -35,11 +35,15 @@ the end, is its own; the RSS after imports, before the step, is shown as "base")
 * ``daskml``: dask-ml's ``CountVectorizer`` on the same bag and 2-worker cluster (skipped,
   and said so, when dask-ml is not installed).
 
-Reported per size: seconds, tokens/s, peak and base RSS (MiB); then the fitted growth
+Reported per size: seconds, CPU seconds (``time.process_time`` of the step's process; for
+the Dask steps plus the CPU time the workers spent during the step), tokens/s of both,
+peak and base RSS (MiB), and the load average; then the fitted growth
 exponent b of each step (time ∝ size^b, least squares over the sizes run) and the ratios
 the issue sets as targets (BagOfWords / CountVectorizer >= 1.3 at 10M, streaming TF-IDF
-/ gensim >= 3, 2 workers / 1 worker >= 1.7). Timings depend on the machine and on what
-else runs on it; the RSS of Dask workers is not in the driver's figure.
+/ gensim >= 3, 2 workers / 1 worker >= 1.7), in wall and CPU time. Timings depend on the
+machine and on what else runs on it: on a loaded machine compare CPU times, except for
+the speed-up of 2 workers over 1, which only wall time on otherwise idle cores shows. The
+RSS of Dask workers is not in the driver's figure.
 
 Run: ``python benchmarks/bench_scale.py`` (1M, 10M and 100M tokens: hours),
 ``--sizes 1e6 1e7``, ``--steps bow sk_count``, ``--quick`` (0.2M tokens, a smoke test).
@@ -174,7 +178,7 @@ def run_step(step, path, n_tokens):
 
     base = _rss_mib()
     result = {}
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if step == "bow":
         bow = BagOfWords()
         result["check"] = _digest(bow.fit_transform(_lines(path)), bow.vocabulary_)
@@ -223,7 +227,8 @@ def run_step(step, path, n_tokens):
 
             wait(bag)
             client.run(_warm_up)                      # imports on the workers, not timed
-            start = time.perf_counter()
+            workers_cpu = sum(client.run(time.process_time).values())
+            start, cpu_start = time.perf_counter(), time.process_time()
             if step == "daskml":
                 cv = DaskCV()
                 X = cv.fit_transform(bag).compute()
@@ -232,12 +237,15 @@ def run_step(step, path, n_tokens):
                 bow = BagOfWords().fit(bag)
                 result["check"] = _digest(bow.transform(bag).compute(), bow.vocabulary_)
             result["partitions"] = bag.npartitions
+            result["workers_cpu_seconds"] = (sum(client.run(time.process_time).values())
+                                             - workers_cpu)
         finally:
             client.close()
             cluster.close()
     else:
         raise ValueError(f"unknown step {step!r}")
     result["seconds"] = time.perf_counter() - start
+    result["cpu_seconds"] = time.process_time() - cpu_start + result.get("workers_cpu_seconds", 0)
     result["base_mib"] = base
     return result
 
@@ -265,22 +273,30 @@ def growth_exponent(sizes, seconds):
 
 
 def report(results, sizes, steps):
-    print("\n| step | tokens | seconds | tokens/s | peak RSS MiB | base RSS MiB | check |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print(f"\nload average when the report was made: {_load_average()} "
+          f"({os.cpu_count()} CPUs)")
+    print("\n| step | tokens | seconds | CPU seconds | tokens/s | tokens/CPU s | peak RSS MiB "
+          "| base RSS MiB | check |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for size in sizes:
         for step in steps:
             r = results[size][step]
             if "seconds" not in r:
-                print(f"| {step} | {size:.0e} | - | - | - | - | {r.get('skipped') or r.get('error')} |")
+                print(f"| {step} | {size:.0e} | - | - | - | - | - | - | "
+                      f"{r.get('skipped') or r.get('error')} |")
                 continue
-            print(f"| {step} | {size:.0e} | {r['seconds']:.2f} | {size / r['seconds']:,.0f} | "
-                  f"{r['peak_mib']:.0f} | {r['base_mib']:.0f} | {json.dumps(r.get('check'))} |")
+            cpu = r.get("cpu_seconds")
+            print(f"| {step} | {size:.0e} | {r['seconds']:.2f} | {cpu:.2f} | "
+                  f"{size / r['seconds']:,.0f} | {size / cpu:,.0f} | {r['peak_mib']:.0f} | "
+                  f"{r['base_mib']:.0f} | {json.dumps(r.get('check'))} |")
     if len(sizes) > 1:
-        print("\n| step | growth exponent b (time ∝ size^b) |")
-        print("|---|---:|")
+        print("\n| step | growth exponent b (time ∝ size^b), wall | b, CPU |")
+        print("|---|---:|---:|")
         for step in steps:
-            b = growth_exponent(sizes, [results[s][step].get("seconds") for s in sizes])
-            print(f"| {step} | {'-' if b is None else f'{b:.2f}'} |")
+            b = [growth_exponent(sizes, [results[s][step].get(key) for s in sizes])
+                 for key in ("seconds", "cpu_seconds")]
+            print("| " + " | ".join([step] + ["-" if x is None else f"{x:.2f}" for x in b])
+                  + " |")
     print()
     for size in sizes:
         r = results[size]
@@ -290,13 +306,22 @@ def report(results, sizes, steps):
                                    ("dask2", "dask1", 1.7, "2 workers / 1 worker")):
             if "seconds" in r.get(a, {}) and "seconds" in r.get(b, {}):
                 value = r[b]["seconds"] / r[a]["seconds"]
-                print(f"{size:.0e} tokens: {what} throughput ratio {value:.2f} "
-                      f"(target >= {target})")
-        same = [r[s].get("check", {}).get("n_terms") for s in ("bow", "sk_count", "dask1", "dask2")
-                if "check" in r.get(s, {})]
+                cpu = r[b]["cpu_seconds"] / r[a]["cpu_seconds"]
+                print(f"{size:.0e} tokens: {what} throughput ratio {value:.2f} wall, "
+                      f"{cpu:.2f} CPU (target >= {target}"
+                      f"{', wall' if a == 'dask2' else ''})")
+        same = [r[s].get("check", {}).get("n_terms")
+                for s in ("bow", "sk_count", "dask1", "dask2", "daskml") if "check" in r.get(s, {})]
         if len(same) > 1:
-            print(f"{size:.0e} tokens: vocabulary sizes of bow / sk_count / dask1 / dask2 "
+            print(f"{size:.0e} tokens: vocabulary sizes of bow / sk_count / dask1 / dask2 / daskml "
                   f"{same} ({'equal' if len(set(same)) == 1 else 'DIFFERENT'})")
+
+
+def _load_average():
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def main(argv=None):
@@ -328,7 +353,8 @@ def main(argv=None):
         results[size] = {}
         for step in args.steps:
             results[size][step] = run_in_subprocess(step, path, size, args.nice)
-            print(f"{size:.0e} {step}: {json.dumps(results[size][step])}", file=sys.stderr)
+            print(f"{size:.0e} {step}: {json.dumps(results[size][step])} (load "
+                  f"{_load_average()})", file=sys.stderr)
     report(results, sizes, args.steps)
 
 

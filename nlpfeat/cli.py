@@ -5,15 +5,26 @@ Subcommands: ``compare`` (the side-by-side comparison of kernel and neural atten
 corpora. Errors a user can fix (a missing or empty file, an undecodable line, a bad option
 value) are reported as argparse's usage line plus one error line, exit status 2, never a
 traceback.
+
+The corpus commands stream their input: a file, folder or glob is read lazily by
+:class:`nlpfeat.datasets.Corpus` (twice where fitting and transforming need two passes;
+stdin is first copied to a temporary file), and ``features`` writes its matrix to disk
+chunk by chunk, so memory holds the model and one chunk, not the corpus. With
+``--scheduler ADDRESS`` (a running Dask cluster) or ``--dask-workers N`` (a local one),
+the counting runs on Dask over ``dask.bag.read_text`` partitions of the files.
 """
 import argparse
+import contextlib
+import glob
 import os
 import re
+import shutil
 import sys
+import tempfile
+from itertools import islice
 
 from nlpfeat import __version__
 from nlpfeat._corpus import split_lines
-
 from nlpfeat.text._tokenize import TOKENIZERS
 
 
@@ -34,42 +45,91 @@ def _decode(raw, name):
         ) from None
 
 
-def read_documents(source, skip_blank=False):
-    """Read a corpus: one document per line of a UTF-8 file or stdin, or per .txt file of a folder.
+class Documents:
+    """The corpus of a command, read lazily from disk (never held in memory) and re-iterable.
 
-    Returns ``(documents, ids)``: row i of every output is ``documents[i]``, whose id
-    is its line number (1-based) or its file name in folder mode. Blank lines are kept
-    as empty documents unless ``skip_blank``, in which case the number dropped is
-    reported on stderr.
+    Iterating yields the documents; :meth:`with_ids` yields ``(id, document)``, the id being
+    the line number (one file), ``file:line`` (several files of a glob) or the file's path
+    under the folder (one document per file). Blank documents are kept (row i is line i)
+    unless ``skip_blank``; :attr:`skipped` counts those the last pass dropped.
     """
-    if source == "-":
-        docs = split_lines(_decode(sys.stdin.buffer.read(), "<stdin>"))
-        ids = list(range(1, len(docs) + 1))
-    elif os.path.isdir(source):
-        names = sorted(n for n in os.listdir(source) if n.endswith(".txt"))
-        if not names:
-            raise UsageError(f"{source}: the directory holds no .txt files.")
-        docs, ids = [], names
-        for name in names:
-            with open(os.path.join(source, name), "rb") as fh:
-                text = _decode(fh.read(), os.path.join(source, name))
-            docs.append(" ".join(split_lines(text)))
-    elif os.path.exists(source):
-        with open(source, "rb") as fh:
-            docs = split_lines(_decode(fh.read(), source))
-        ids = list(range(1, len(docs) + 1))
-    else:
-        raise UsageError(f"{source}: no such file or directory.")
-    if skip_blank:
-        kept = [(doc, i) for doc, i in zip(docs, ids) if doc.strip()]
-        dropped = len(docs) - len(kept)
-        docs, ids = [d for d, _ in kept], [i for _, i in kept]
-        if dropped:
-            print(f"{source}: skipped {dropped} blank document(s) (--skip-blank)",
-                  file=sys.stderr)
-    if not any(doc.strip() for doc in docs):
-        raise UsageError(f"{source}: no documents found (the input is empty or blank).")
-    return docs, ids
+
+    def __init__(self, corpus, source, *, skip_blank=False, shown=None):
+        self.corpus, self.source, self.skip_blank = corpus, source, skip_blank
+        self.shown = shown            # the name errors give the input (stdin's temporary file)
+        self.folder = os.path.isdir(source)
+        self.skipped = 0
+
+    def doc_id(self, name):
+        if self.folder:
+            return os.path.relpath(name, self.source)
+        path, line = name
+        return str(line) if len(self.corpus.files) == 1 else f"{path}:{line}"
+
+    def with_ids(self):
+        skipped = 0
+        try:
+            for name, doc in self.corpus.iter_with_ids():
+                if self.skip_blank and not doc.strip():
+                    skipped += 1
+                    continue
+                yield self.doc_id(name), doc
+        except ValueError as exc:
+            if self.shown is None:
+                raise
+            raise ValueError(str(exc).replace(self.corpus.files[0], self.shown)) from None
+        self.skipped = skipped
+
+    def __iter__(self):
+        return (doc for _, doc in self.with_ids())
+
+    def report_skipped(self):
+        if self.skip_blank and self.skipped:
+            print(f"{self.shown or self.source}: skipped {self.skipped} blank document(s) "
+                  "(--skip-blank)", file=sys.stderr)
+
+
+class _Lowercased:
+    """A re-iterable view of documents, lower-cased one at a time."""
+
+    def __init__(self, docs):
+        self.docs = docs
+
+    def __iter__(self):
+        return (doc.lower() for doc in self.docs)
+
+
+@contextlib.contextmanager
+def open_documents(args):
+    """The :class:`Documents` of ``args.file``: a file, a folder of .txt files, a glob, or
+    ``-`` (stdin, copied block by block to a temporary file so that it can be read twice).
+
+    Raises a :class:`UsageError` before any work when the input is missing or holds no
+    document that is not blank.
+    """
+    from nlpfeat._corpus import Corpus
+
+    source = args.file
+    options = dict(encoding=args.encoding, errors=args.errors)
+    with contextlib.ExitStack() as stack:
+        shown = None
+        if source == "-":
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="nlpfeat-stdin-"))
+            source = os.path.join(folder, "stdin.txt")
+            with open(source, "wb") as fh:
+                shutil.copyfileobj(sys.stdin.buffer, fh, 1 << 20)
+            shown = "<stdin>"
+        elif not (os.path.exists(source) or glob.has_magic(source)):
+            raise UsageError(f"{source}: no such file or directory.")
+        try:
+            corpus = Corpus(source, **options)
+        except ValueError as exc:     # an empty folder, a glob that matches nothing
+            raise UsageError(str(exc)) from None
+        docs = Documents(corpus, source, skip_blank=args.skip_blank, shown=shown)
+        if not any(doc.strip() for doc in docs):    # reads up to the first non-blank one
+            raise UsageError(f"{shown or args.file}: no documents found (the input is empty "
+                             "or blank).")
+        yield docs
 
 
 def _output_path(path, suffix=None, *, flag="-o"):
@@ -111,129 +171,245 @@ def cmd_compare(args, parser):
     )
 
 
-def cmd_features(args, parser):
-    import numpy as np
-    from scipy import sparse
+_VECTORIZERS = {"bow": "BagOfWords", "pbow": "PositionalBagOfWords", "tfidf": "TfidfVectorizer"}
 
-    from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer, cooccurrence, pmi
+
+def cmd_features(args, parser):
+    """Fit on a lazy pass over the corpus, then transform and write the matrix in chunks.
+
+    Memory holds the model, one chunk of ``--chunk-docs`` documents and the document ids,
+    never the corpus or the whole matrix: the chunks' arrays go to temporary files next to
+    the output, then into the .npz one block at a time. With ``--scheduler`` or
+    ``--dask-workers`` the counting and the transform run on Dask, a partition per task.
+    """
+    from nlpfeat import text
 
     output = _output_path(args.output, ".npz")
     opts = dict(_text_options(args), ngram_range=tuple(args.ngram))
-    if args.stream:
-        return _features_streamed(args, output, opts)
-    docs, ids = read_documents(args.file, args.skip_blank)
-    rows = None
-    if args.kind == "pmi":
-        texts = docs if args.keep_case else [d.lower() for d in docs]
-        counts, vocabulary = cooccurrence(texts, window=args.window, min_count=args.min_count,
-                                          tokenizer=_text_options(args)["tokenizer"])
-        matrix = pmi(counts, kind="ppmi")
-        names = sorted(vocabulary, key=vocabulary.get)
-        features = rows = np.asarray(names, dtype=object)
-    else:
-        estimator = {"bow": BagOfWords, "pbow": PositionalBagOfWords,
-                     "tfidf": TfidfVectorizer}[args.kind](min_df=args.min_df,
-                                                          max_df=args.max_df, **opts)
-        matrix = estimator.fit_transform(docs)
-        features = estimator.get_feature_names_out()
-    matrix = sparse.csr_matrix(matrix)
-    payload = dict(format=np.array("csr"), shape=np.array(matrix.shape), data=matrix.data,
-                   indices=matrix.indices, indptr=matrix.indptr,
-                   feature_names=np.asarray(features, dtype=str),
-                   doc_ids=np.asarray([str(i) for i in ids], dtype=str))
-    if rows is not None:
-        payload["row_names"] = np.asarray(rows, dtype=str)
-    np.savez_compressed(output, **payload)
-    what = "word x word" if args.kind == "pmi" else "document x feature"
-    print(f"wrote a {matrix.shape[0]} x {matrix.shape[1]} {args.kind} {what} matrix "
+    with _dask_client(args) as client, open_documents(args) as docs:
+        if args.kind == "pmi":
+            return _features_pmi(args, output, docs, client)
+        estimator = getattr(text, _VECTORIZERS[args.kind])(min_df=args.min_df,
+                                                           max_df=args.max_df, **opts)
+        writer = _CsrWriter(output)
+        with writer:
+            if client is None:
+                estimator.fit(docs)
+                docs.report_skipped()
+                pairs = docs.with_ids()
+                while True:
+                    chunk = list(islice(pairs, args.chunk_docs))
+                    if not chunk:
+                        break
+                    writer.append(estimator.transform([doc for _, doc in chunk]),
+                                  [i for i, _ in chunk])
+            else:
+                _features_on_dask(args, docs, estimator, client, writer)
+            features = estimator.get_feature_names_out()
+            writer.close(features)
+        where = "" if client is None else f", counted on {_n_workers(client)} Dask worker(s)"
+    print(f"wrote a {writer.n_rows} x {len(features)} {args.kind} document x feature matrix "
+          f"({writer.nnz} non-zeros{where}) to {output}; read it with scipy.sparse.load_npz, "
+          "and np.load(...)['feature_names'] / ['doc_ids'] (row i is document i of the input)")
+
+
+def _features_pmi(args, output, docs, client):
+    """``features --kind pmi``: the PPMI word x word matrix of streamed co-occurrence counts."""
+    import numpy as np
+    from scipy import sparse
+
+    from nlpfeat.text import cooccurrence, pmi
+
+    corpus = docs if client is None else _document_bag(args, docs, client)
+    if not args.keep_case:
+        corpus = _Lowercased(docs) if client is None else corpus.map(str.lower)
+    counts, vocabulary = cooccurrence(corpus, window=args.window, min_count=args.min_count,
+                                      tokenizer=_text_options(args)["tokenizer"])
+    docs.report_skipped()
+    matrix = sparse.csr_matrix(pmi(counts, kind="ppmi"))
+    names = np.asarray(sorted(vocabulary, key=vocabulary.get), dtype=str)
+    np.savez_compressed(output, format=np.array("csr"), shape=np.array(matrix.shape),
+                        data=matrix.data, indices=matrix.indices, indptr=matrix.indptr,
+                        feature_names=names, row_names=names)
+    print(f"wrote a {matrix.shape[0]} x {matrix.shape[1]} pmi word x word matrix "
           f"({matrix.nnz} non-zeros) to {output}; read it with scipy.sparse.load_npz, and "
-          "np.load(...)['feature_names'] / ['doc_ids'] (row i is document i of the input)")
+          "np.load(...)['feature_names'] / ['row_names']")
 
 
-def _stream_corpus(source, skip_blank):
-    """A re-iterable ``(id, document)`` reader of a file or folder, for ``--stream``."""
+class _CsrWriter:
+    """A CSR matrix written to a .npz in row chunks: the chunks' data and indices go to
+    temporary files next to the output (never all in memory), then into the archive."""
+
+    def __init__(self, output):
+        self.output = output
+        self.n_rows = self.nnz = 0
+        self.row_nnz, self.ids, self.dtype = [], [], None
+
+    def __enter__(self):
+        import numpy as np
+
+        folder = os.path.dirname(os.path.abspath(self.output))
+        self._tmp = tempfile.TemporaryDirectory(dir=folder, prefix=".nlpfeat-")
+        self.paths = {name: os.path.join(self._tmp.name, name) for name in ("data", "indices")}
+        self._files = {name: open(path, "wb") for name, path in self.paths.items()}
+        self._np = np
+        return self
+
+    def append(self, X, ids):
+        X = X.tocsr()
+        self.dtype = X.dtype
+        self._files["data"].write(X.data.tobytes())
+        self._files["indices"].write(X.indices.astype(self._np.int32, copy=False).tobytes())
+        self.row_nnz.append(self._np.diff(X.indptr))
+        self.ids.extend(str(i) for i in ids)
+        self.n_rows += X.shape[0]
+        self.nnz += X.nnz
+
+    def close(self, features):
+        np = self._np
+        for fh in self._files.values():
+            fh.close()
+        indptr = np.concatenate([[0]] + self.row_nnz).cumsum(
+            dtype=np.int32 if self.nnz < 2**31 else np.int64)
+        arrays = dict(format=np.array("csr"), shape=np.array((self.n_rows, len(features))),
+                      indptr=indptr, feature_names=np.asarray(features, dtype=str),
+                      doc_ids=np.asarray(self.ids, dtype=str))
+        raw = {"data": (self.paths["data"], np.dtype(self.dtype or np.float64), self.nnz),
+               "indices": (self.paths["indices"], np.dtype(np.int32), self.nnz)}
+        _write_npz(self.output, arrays, raw)
+
+    def __exit__(self, *exc):
+        for fh in self._files.values():
+            fh.close()
+        self._tmp.cleanup()
+
+
+# ----------------------------------------------------------------------------- dask
+@contextlib.contextmanager
+def _dask_client(args):
+    """A ``distributed.Client`` for ``--scheduler`` / ``--dask-workers`` (else None)."""
+    if not (getattr(args, "scheduler", None) or getattr(args, "dask_workers", None)):
+        yield None
+        return
+    flag = "--scheduler" if args.scheduler else "--dask-workers"
+    try:
+        import dask.bag  # noqa: F401
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError(f'{flag} runs the counting on Dask, which is not installed: pip '
+                         'install "nlpfeat[dask]" (dask and distributed).') from None
+    import logging
+
+    with contextlib.ExitStack() as stack:
+        if args.scheduler:
+            try:
+                client = stack.enter_context(Client(args.scheduler, timeout="20s"))
+            except (OSError, TimeoutError) as exc:
+                raise UsageError(f"--scheduler {args.scheduler}: cannot connect to a Dask "
+                                 f"scheduler there ({exc}).") from None
+        else:
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=args.dask_workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=logging.ERROR))
+            client = stack.enter_context(Client(cluster))
+        yield client
+
+
+def _n_workers(client):
+    return len(client.scheduler_info()["workers"])
+
+
+_COMPRESSED = (".gz", ".bz2", ".xz")
+
+
+def _pair_bag(args, docs, client):
+    """A ``dask.bag`` of ``(document, path)``: lines of the files (``read_text``, split in
+    blocks of ``--blocksize`` MiB, compressed files whole), or whole files of a folder."""
+    import dask.bag as db
+
+    files = [os.path.abspath(f) for f in docs.corpus.files]
+    if docs.folder:
+        parts = min(len(files), 4 * _n_workers(client))
+        return db.from_sequence(files, npartitions=parts).map(
+            _read_whole_file, args.encoding, args.errors)
+    compressed = any(f.endswith(_COMPRESSED) for f in files)
+    blocksize = None if compressed else max(1, int(args.blocksize * 2**20))
+    bag = db.read_text(files, blocksize=blocksize, encoding=args.encoding, errors=args.errors,
+                       compression="infer", include_path=True)
+    return bag.map(_clean_pair)
+
+
+def _read_whole_file(path, encoding, errors):
     from nlpfeat._corpus import Corpus
 
-    if source == "-":
-        raise UsageError("--stream reads the corpus twice (fit, then transform); it needs a "
-                         "file or a folder, not stdin.")
-    if not os.path.exists(source):
-        raise UsageError(f"{source}: no such file or directory.")
-    corpus = Corpus(source)
-    folder = os.path.isdir(source)
-
-    class Documents:
-        skipped = 0
-
-        def with_ids(self):
-            self.skipped = 0
-            for name, doc in corpus.iter_with_ids():
-                if skip_blank and not doc.strip():
-                    self.skipped += 1
-                    continue
-                yield (os.path.relpath(name, source) if folder else name[1]), doc
-
-        def __iter__(self):
-            return (doc for _, doc in self.with_ids())
-
-    return Documents()
+    return next(iter(Corpus([path], unit="file", encoding=encoding, errors=errors))), path
 
 
-def _features_streamed(args, output, opts):
-    """``features --stream``: fit on a lazy pass, then transform and write chunk by chunk.
+def _clean_pair(pair):
+    """A line of ``read_text`` without its line break (and a file's byte-order mark)."""
+    from nlpfeat.text._dask import strip_line_break
 
-    Memory holds the model, one chunk of ``--chunk-docs`` documents and the document ids,
-    never the corpus or the whole matrix: the chunks' arrays go to temporary files next
-    to the output, then into the .npz one block at a time.
-    """
-    import tempfile
-    from itertools import islice
+    line, path = pair
+    line = strip_line_break(line)
+    return line.removeprefix("\ufeff"), path
 
+
+def _document_bag(args, docs, client):
+    """The documents as a bag (blank ones dropped with ``--skip-blank``)."""
+    bag = _pair_bag(args, docs, client).pluck(0)
+    return bag.filter(_not_blank) if args.skip_blank else bag
+
+
+def _not_blank(doc):
+    return bool(doc.strip())
+
+
+def _transform_part(estimator, pairs, skip_blank):
+    """One partition's CSR rows, its document count, the positions and files of the
+    documents kept, and the file of its first document."""
     import numpy as np
 
-    from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
+    texts = [doc for doc, _ in pairs]
+    kept = (np.flatnonzero([bool(t.strip()) for t in texts]) if skip_blank
+            else np.arange(len(texts)))
+    X = estimator.transform([texts[i] for i in kept])
+    return X, len(texts), kept, [pairs[i][1] for i in kept], (pairs[0][1] if pairs else None)
 
-    if args.kind == "pmi":
-        raise UsageError("--stream applies to --kind bow, pbow and tfidf.")
-    docs = _stream_corpus(args.file, args.skip_blank)
-    estimator = {"bow": BagOfWords, "pbow": PositionalBagOfWords,
-                 "tfidf": TfidfVectorizer}[args.kind](min_df=args.min_df, max_df=args.max_df,
-                                                      **opts)
-    estimator.fit(docs)
-    if args.skip_blank and docs.skipped:
-        print(f"{args.file}: skipped {docs.skipped} blank document(s) (--skip-blank)",
-              file=sys.stderr)
-    features = estimator.get_feature_names_out()
-    n_rows, nnz, row_nnz, ids, dtype = 0, 0, [], [], None
-    folder = os.path.dirname(os.path.abspath(output))
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".nlpfeat-") as tmp:
-        data_path, indices_path = os.path.join(tmp, "data"), os.path.join(tmp, "indices")
-        with open(data_path, "wb") as data_fh, open(indices_path, "wb") as indices_fh:
-            pairs = docs.with_ids()
-            while True:
-                chunk = list(islice(pairs, args.chunk_docs))
-                if not chunk:
-                    break
-                X = estimator.transform([doc for _, doc in chunk])
-                dtype = X.dtype
-                data_fh.write(X.data.tobytes())
-                indices_fh.write(X.indices.astype(np.int32, copy=False).tobytes())
-                row_nnz.append(np.diff(X.indptr))
-                ids.extend(str(i) for i, _ in chunk)
-                n_rows += X.shape[0]
-                nnz += X.nnz
-        indptr = np.concatenate([[0]] + row_nnz).cumsum(
-            dtype=np.int32 if nnz < 2**31 else np.int64)
-        arrays = dict(format=np.array("csr"), shape=np.array((n_rows, len(features))),
-                      indptr=indptr, feature_names=np.asarray(features, dtype=str),
-                      doc_ids=np.asarray(ids, dtype=str))
-        raw = {"data": (data_path, np.dtype(dtype or np.float64), nnz),
-               "indices": (indices_path, np.dtype(np.int32), nnz)}
-        _write_npz(output, arrays, raw)
-    print(f"wrote a {n_rows} x {len(features)} {args.kind} document x feature matrix "
-          f"({nnz} non-zeros, in chunks of {args.chunk_docs} documents) to {output}; read it "
-          "with scipy.sparse.load_npz, and np.load(...)['feature_names'] / ['doc_ids'] (row i "
-          "is document i of the input)")
+
+def _features_on_dask(args, docs, estimator, client, writer):
+    """Fit on the bag (per-partition counts merged by a tree reduction on the workers),
+    then transform partition by partition on the workers and write the blocks in order."""
+    import dask
+
+    from nlpfeat.text._dask import _send_once, _without_statistics
+
+    pairs = _pair_bag(args, docs, client)
+    estimator.fit(_document_bag(args, docs, client))
+    fitted = _send_once(_without_statistics(estimator), dask)   # to each worker, once
+    parts = [dask.delayed(_transform_part, pure=True)(fitted, part, args.skip_blank)
+             for part in pairs.to_delayed()]
+    names = {os.path.abspath(f): f for f in docs.corpus.files}
+    lines_before, skipped = {}, 0
+    window = 2 * _n_workers(client)           # partitions in flight: bounded memory
+    futures = client.compute(parts[:window])
+    for k in range(len(parts)):
+        X, n_docs, kept, paths, first_path = futures[k].result()
+        futures[k] = None
+        if k + window < len(parts):
+            futures.append(client.compute(parts[k + window]))
+        if docs.folder:
+            ids = [docs.doc_id(names.get(path, path)) for path in paths]
+        elif n_docs:        # the documents of a partition are lines of one file
+            path = names.get(first_path, first_path)
+            first = lines_before.get(path, 0) + 1
+            lines_before[path] = first - 1 + n_docs
+            ids = [docs.doc_id((path, first + int(i))) for i in kept]
+        else:
+            ids = []
+        skipped += n_docs - len(kept)
+        writer.append(X, ids)
+    docs.skipped = skipped
+    docs.report_skipped()
 
 
 def _write_npz(path, arrays, raw, block=1 << 24):
@@ -264,9 +440,11 @@ def _write_npz(path, arrays, raw, block=1 << 24):
 def cmd_collocations(args, parser):
     from nlpfeat.text import Collocations
 
-    docs, _ = read_documents(args.file, args.skip_blank)
     model = Collocations(measure=args.measure, min_count=args.min_count, threshold=None,
-                         input="content", **_text_options(args)).fit(docs)
+                         input="content", **_text_options(args))
+    with _dask_client(args) as client, open_documents(args) as docs:
+        model.fit(docs if client is None else _document_bag(args, docs, client))
+        docs.report_skipped()
     if not model.scores_:
         print(f"no phrase occurs {args.min_count} times or more; lower --min-count.")
         return
@@ -287,11 +465,16 @@ def _stop_words(args):
 def cmd_topics(args, parser):
     from nlpfeat.text import BagOfWords, TopicModel
 
-    docs, _ = read_documents(args.file, args.skip_blank)
     stop_words = _stop_words(args)
     bow = BagOfWords(min_df=args.min_df, max_df=args.max_df, stop_words=stop_words,
                      **_text_options(args))
-    X = bow.fit_transform(docs)
+    with _dask_client(args) as client, open_documents(args) as docs:
+        if client is None:
+            X = bow.fit_transform(docs)
+        else:           # counted on the workers; the document-term matrix comes back
+            bag = _document_bag(args, docs, client)
+            X = bow.fit(bag).transform(bag).compute()
+        docs.report_skipped()
     model = TopicModel(n_components=args.k, method=args.method, backend=args.backend,
                        random_state=args.seed, coherence=args.coherence,
                        vocabulary=bow.vocabulary_).fit(X)
@@ -306,10 +489,11 @@ def cmd_topics(args, parser):
 def cmd_neighbors(args, parser):
     from nlpfeat.text import PMIEmbedding
 
-    docs, _ = read_documents(args.file, args.skip_blank)
     model = PMIEmbedding(n_components=args.dim, window=args.window, min_count=args.min_count,
                          random_state=args.seed, **_text_options(args))
-    model.fit(docs)
+    with _dask_client(args) as client, open_documents(args) as docs:
+        model.fit(docs if client is None else _document_bag(args, docs, client))
+        docs.report_skipped()
     found = 0
     for word in args.words:
         key = word if args.keep_case else word.lower()
@@ -381,6 +565,16 @@ def _positive_int(value):
     return number
 
 
+def _positive_float(value):
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value!r}") from None
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value!r}")
+    return number
+
+
 def _max_df(value):
     """A document frequency: a proportion in (0, 1] or a count (an integer > 1)."""
     try:
@@ -397,7 +591,32 @@ def _max_df(value):
     return number
 
 
-_CORPUS_HELP = "UTF-8 text file (one document per line), folder of .txt files, or - for stdin"
+_CORPUS_HELP = ("text file (one document per line; .gz, .bz2 and .xz read as such), folder of "
+                ".txt files (one document per file), glob pattern such as 'news-*.txt.gz' "
+                "(quoted), or - for stdin; read lazily, never held in memory")
+
+
+#: Parameters of ``Corpus`` that its error messages name, and the flags that set them.
+_INPUT_FLAGS = {"encoding": "--encoding", "errors": "--errors"}
+
+
+def _add_input_options(p):
+    """Options of the commands that read a corpus: its decoding and where it is counted."""
+    p.add_argument("--encoding", default="utf-8", help="text encoding of the input")
+    p.add_argument("--errors", default="strict", choices=["strict", "replace", "ignore"],
+                   help="what to do with bytes that do not decode: stop with an error naming "
+                   "the file and line, replace them with U+FFFD, or drop them")
+    dask = p.add_mutually_exclusive_group()
+    dask.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                      help="run the counting on the Dask cluster of this scheduler (e.g. "
+                      "tcp://10.0.0.5:8786; its workers need nlpfeat and must see the input "
+                      "files); needs nlpfeat[dask]")
+    dask.add_argument("--dask-workers", metavar="N", type=_positive_int, default=None,
+                      help="run the counting on a local Dask cluster of N worker processes; "
+                      "needs nlpfeat[dask]")
+    p.add_argument("--blocksize", metavar="MIB", type=_positive_float, default=32.0,
+                   help="with --scheduler or --dask-workers: MiB of a text file per Dask "
+                   "partition (compressed files are one partition each)")
 
 
 def _add_compare(sub):
@@ -450,13 +669,14 @@ def _add_corpus_commands(sub):
     p.add_argument("-o", "--output", required=True,
                    help="output .npz file (the suffix is added if missing)")
     p.add_argument("--stream", action="store_true",
-                   help="for large corpora: read the file or folder lazily twice (fit, then "
-                   "transform) and write the matrix in chunks, so that memory holds the model "
-                   "and one chunk, never the corpus or the whole matrix (bow, pbow, tfidf)")
+                   help="accepted for compatibility: the input is always read lazily twice "
+                   "(fit, then transform) and the matrix written in chunks")
     p.add_argument("--chunk-docs", type=_positive_int, default=10000,
-                   help="with --stream: documents transformed and written per chunk")
+                   help="documents transformed and written per chunk (without Dask; with "
+                   "it, a chunk is a partition)")
     _add_text_options(p)
-    p.set_defaults(func=cmd_features, subparser=p, flags={"ngram_range": "--ngram"})
+    _add_input_options(p)
+    p.set_defaults(func=cmd_features, subparser=p, flags={"ngram_range": "--ngram", **_INPUT_FLAGS})
 
     p = sub.add_parser("collocations", help="ranked collocations (phrases) of a corpus",
                        description="Rank the word pairs of a corpus by an association measure.",
@@ -469,7 +689,8 @@ def _add_corpus_commands(sub):
     p.add_argument("--min-count", type=_positive_int, default=5,
                    help="ignore pairs seen fewer times")
     _add_text_options(p)
-    p.set_defaults(func=cmd_collocations, subparser=p, flags={})
+    _add_input_options(p)
+    p.set_defaults(func=cmd_collocations, subparser=p, flags=_INPUT_FLAGS)
 
     p = sub.add_parser("topics", help="topic model with coherence per topic",
                        description="Fit a topic model and print each topic's top words with "
@@ -494,7 +715,8 @@ def _add_corpus_commands(sub):
     p.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
     p.add_argument("--seed", type=int, default=0, help="random seed of the model")
     _add_text_options(p)
-    p.set_defaults(func=cmd_topics, subparser=p, flags={"n_components": "-k"})
+    _add_input_options(p)
+    p.set_defaults(func=cmd_topics, subparser=p, flags={"n_components": "-k", **_INPUT_FLAGS})
 
     p = sub.add_parser("neighbors", help="nearest neighbours in PMI-embedding space",
                        description="Fit PPMI-SVD word vectors and print the nearest neighbours "
@@ -511,7 +733,8 @@ def _add_corpus_commands(sub):
                    help="drop words seen fewer times")
     p.add_argument("--seed", type=int, default=0, help="random seed of the SVD")
     _add_text_options(p)
-    p.set_defaults(func=cmd_neighbors, subparser=p, flags={"n_components": "--dim"})
+    _add_input_options(p)
+    p.set_defaults(func=cmd_neighbors, subparser=p, flags={"n_components": "--dim", **_INPUT_FLAGS})
 
     p = sub.add_parser("attention", help="attention weights of a small untrained model over a sentence",
                        description="Print (and plot) the self-attention weights of a small "

@@ -40,6 +40,17 @@ def assert_best_is_argmax():
     return _assert_search_picked_the_best
 
 
+@pytest.fixture(scope="session")
+def dask_client():
+    """A ``distributed.Client`` of a real LocalCluster of two worker processes (one thread
+    each), shared by the Dask tests of the session; skips when distributed is missing."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
+            distributed.Client(cluster) as client:
+        yield client
+
+
 @pytest.fixture
 def torch_one_thread():
     """torch, on one intra-op thread for the test (its thread pool thrashes on a busy

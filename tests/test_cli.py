@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+import nlpfeat
 from nlpfeat.datasets import load_toy_corpus
 
 
@@ -18,8 +19,13 @@ def _command():
     return [str(script)] if script.exists() else [sys.executable, "-m", "nlpfeat"]
 
 
+#: The checkout whose nlpfeat the tests import: the subprocess runs the same code.
+ROOT = str(Path(nlpfeat.__file__).resolve().parents[1])
+
+
 def run(*args, stdin=None, check=True):
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore",
+               PYTHONPATH=os.pathsep.join([ROOT] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     proc = subprocess.run(_command() + [str(a) for a in args], input=stdin, env=env,
                           capture_output=True, timeout=600)
     out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
@@ -111,7 +117,7 @@ def test_attention_table_and_figure(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["features", "no/such/file.txt", "-o", "x.npz"], "no such file"),
     (["features", "EMPTY", "-o", "x.npz"], "no documents"),
-    (["features", "LATIN1", "-o", "x.npz"], "line 2 is not valid UTF-8"),
+    (["features", "LATIN1", "-o", "x.npz"], "line 2: bytes that are not valid utf-8"),
     (["features", "EMPTY", "--kind", "nosuchkind", "-o", "x.npz"], "invalid choice"),
     (["topics", "EMPTY", "-k", "0"], "expected a positive integer"),
     (["compare", "--task", "nosuchtask"], "invalid choice"),

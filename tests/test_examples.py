@@ -46,6 +46,11 @@ EXPECTED = {
         r"\n\s+1\s+\d+\.\d{4}\s+\d+\.\d{4}\s+bandwidth=",
         r"Diabetes .* ranked",
     ],
+    "grid_search_dask.py": [
+        r"fits on 2 Dask worker\(s\)",
+        r"\n\s+1\s+\d+\.\d\s+\d+\.\d\s+(gaussian|epanechnikov), ",
+        r"cv_results_ equal the in-process search: yes",
+    ],
     "lee_similarity.py": [
         r"TF-IDF\s+0\.\d{3}",
         r"gensim log-entropy LSI \(reference\)\s+0\.\d{3}",

@@ -13,6 +13,7 @@ from nlpfeat._validation import (
     validate_float64,
 )
 from nlpfeat.kernels._base import NadarayaWatsonMixin
+from nlpfeat.kernels._dask import is_dask_array, query_dask_array
 
 __all__ = ["NadarayaWatsonClassifier", "NadarayaWatsonRegressor"]
 
@@ -245,7 +246,10 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         Returns
         -------
         y_pred : ndarray of shape (n_queries,) or (n_queries, n_outputs)
+            A lazy ``dask.array`` with X's row chunks when X is a dask array.
         """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "predict")
         X = self._validate_query(X)
         y_pred = self._query(X)
         return y_pred[:, 0] if self._y_ndim == 1 else y_pred
@@ -266,7 +270,9 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         -------
         weights : ndarray or scipy CSR matrix of shape (n_queries, n_train)
             Non-negative, rows summing to 1; sparse for compact kernels (unless
-            ``per_head``).
+            ``per_head``). A lazy ``dask.array`` (of CSR blocks for compact kernels
+            without ``per_head``) when X is a dask array: row blocks are computed on the
+            workers, the fitted model sent once.
 
         Examples
         --------
@@ -277,7 +283,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         >>> reg.attention_weights([[0.0]], per_head=True).shape
         (1, 1, 3)
         """
-        return _head_axis(self._query(self._validate_query(X), weights=True), per_head)
+        return _attention_weights(self, X, per_head)
 
     def _validate_query(self, X):
         check_is_fitted(self)
@@ -364,7 +370,12 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         return self._fit_index(X, Y, reg_type="lc", loss="log_loss")
 
     def predict_proba(self, X):
-        """Kernel-weighted class frequencies, shape (n_queries, n_classes); rows sum to 1."""
+        """Kernel-weighted class frequencies, shape (n_queries, n_classes); rows sum to 1.
+
+        A lazy ``dask.array`` with X's row chunks when X is a dask array.
+        """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "predict_proba")
         X = self._validate_query(X)
         return self._query(X)
 
@@ -372,8 +383,12 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
         """The class of highest kernel-weighted frequency.
 
         Raises a ValueError when ``on_empty="nan"`` left some query without
-        probabilities (no training point inside a compact kernel's support).
+        probabilities (no training point inside a compact kernel's support). A dask
+        array of queries gives a lazy ``dask.array`` of labels (that error then comes at
+        ``compute`` time).
         """
+        if is_dask_array(X):
+            return query_dask_array(self, X, "predict")
         proba = self.predict_proba(X)
         missing = np.isnan(proba).any(axis=1)
         if missing.any():
@@ -387,17 +402,32 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
     def attention_weights(self, X, *, per_head=False):
         """Normalised kernel weights (n_queries, n_train); sparse for compact kernels.
         ``per_head=True``: dense, of shape (1, n_queries, n_train), as
-        :meth:`NadarayaWatsonRegressor.attention_weights`."""
-        return _head_axis(self._query(self._validate_query(X), weights=True), per_head)
+        :meth:`NadarayaWatsonRegressor.attention_weights`; a lazy ``dask.array`` when X
+        is one."""
+        return _attention_weights(self, X, per_head)
 
     _validate_query = NadarayaWatsonRegressor._validate_query
+
+
+def _attention_weights(estimator, X, per_head):
+    """Both estimators' ``attention_weights``: in memory, or lazily for a dask array."""
+    if is_dask_array(X):
+        W = query_dask_array(estimator, X, "attention_weights")
+        if per_head:
+            W = W.map_blocks(_dense, dtype=np.float64, meta=np.empty((0, 0)))[np.newaxis]
+        return W
+    return _head_axis(estimator._query(estimator._validate_query(X), weights=True), per_head)
+
+
+def _dense(W):
+    return W.toarray() if hasattr(W, "toarray") else W
 
 
 def _head_axis(W, per_head):
     """``W``, or with ``per_head`` a dense array with a leading heads axis of length 1."""
     if not per_head:
         return W
-    return (W.toarray() if hasattr(W, "toarray") else W)[np.newaxis]
+    return _dense(W)[np.newaxis]
 
 
 def _check_label_types(y):

@@ -164,12 +164,53 @@ class TermCounts:
         self.n_documents += other.n_documents
         return self
 
+    def split(self, n_shards):
+        """The counts in ``n_shards`` parts of disjoint terms, by a hash of the term that is
+        the same in every process (CRC-32 of its UTF-8 bytes, not Python's salted ``hash``),
+        so that shard k of every partition holds the same terms and the shards can be merged
+        in parallel. ``n_documents`` stays with shard 0. A fixed vocabulary is not split.
+
+        Examples
+        --------
+        >>> from nlpfeat.text._streaming import TermCounts, count_terms
+        >>> counts = count_terms([["x", "y", "x"], ["z"]], TermCounts())
+        >>> parts = counts.split(2)
+        >>> sorted(t for p in parts for t in p.vocabulary), sum(p.n_documents for p in parts)
+        (['x', 'y', 'z'], 2)
+        """
+        if not self.learn or n_shards <= 1:
+            return [self] + [TermCounts(self.vocabulary if not self.learn else None,
+                                        xlogx=self._xlogx is not None)
+                             for _ in range(n_shards - 1)]
+        terms = self.terms_by_id()
+        shard = np.fromiter(map(_term_hash, terms), dtype=np.int64, count=len(terms)) % n_shards
+        parts = []
+        for k in range(n_shards):
+            ids = np.flatnonzero(shard == k)
+            part = TermCounts(xlogx=self._xlogx is not None)
+            part.vocabulary.update(zip([terms[i] for i in ids.tolist()], range(ids.size)))
+            part._df, part._totals = self._df[ids], self._totals[ids]
+            if self._xlogx is not None:
+                part._xlogx = self._xlogx[ids]
+            parts.append(part)
+        parts[0].n_documents = self.n_documents
+        return parts
+
     def sorted_terms(self):
         """``(terms, ids)``: the terms in sorted order and their ids here."""
-        terms = sorted(self.vocabulary)
-        ids = np.fromiter(map(self.vocabulary.__getitem__, terms), dtype=np.intp,
-                          count=len(terms))
-        return terms, ids
+        by_id = self.terms_by_id()      # sorting ids by term: no dictionary lookups
+        ids = sorted(range(len(by_id)), key=by_id.__getitem__)
+        return [by_id[i] for i in ids], np.array(ids, dtype=np.intp)
+
+    def terms_by_id(self):
+        """The list of the terms, the term of id i at position i."""
+        terms = list(self.vocabulary)
+        ids = np.fromiter(self.vocabulary.values(), dtype=np.intp, count=len(terms))
+        if not np.array_equal(ids, np.arange(len(terms))):   # not in insertion order
+            ordered = np.empty(len(terms), dtype=object)
+            ordered[ids] = terms
+            terms = ordered.tolist()
+        return terms
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -184,6 +225,15 @@ class TermCounts:
         self.__dict__.update(state)
         if self.learn:
             self.vocabulary = growing_vocabulary(self.vocabulary)
+
+
+def _term_hash(term):
+    """CRC-32 of a term, equal in every process (``hash`` of a str is salted per process)."""
+    import zlib
+
+    if isinstance(term, str):
+        return zlib.crc32(term.encode("utf-8", "surrogatepass"))
+    return zlib.crc32(repr(term).encode("utf-8", "surrogatepass"))
 
 
 def count_terms(docs, counts, *, analyze=None, working_memory=None, builder=None, start=0):

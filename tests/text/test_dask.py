@@ -16,11 +16,8 @@ WORDS = [f"w{i}" for i in range(300)] + ["Café", "naïve", "NLP", "我", "爱"]
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
-            distributed.Client(cluster) as client:
-        yield client
+def client(dask_client):
+    return dask_client
 
 
 @pytest.fixture(scope="module")
