@@ -26,8 +26,12 @@ the end, is its own; the RSS after imports, before the step, is shown as "base")
 * ``gensim_tfidf``: gensim's streaming workflow on the same tokens (nlpfeat's analyzer):
   ``Dictionary`` over a token stream, ``TfidfModel(smartirs="nfc")``, then ``corpus2csc``
   of ``model[doc2bow(...)]`` over a second stream (same weights checked);
-* ``cooccurrence``: ``cooccurrence(corpus, window=5, min_count=5)``;
-* ``pmi``: ``PMIEmbedding(100, min_count=5).fit``;
+* ``cooccurrence``: ``cooccurrence(corpus, window=5, min_count=5)``, streamed (the
+  counting and the matrix of the kept words);
+* ``pmi``: ``PMIEmbedding(100, min_count=5).fit`` end to end: streamed counting, PPMI and
+  the randomized truncated SVD;
+* ``topics``: ``TopicModel(20)`` (gensim LDA, one pass) ``fit`` on the ``Corpus``: the
+  counting streams through ``BagOfWords``, the count matrix is the model's input;
 * ``collocations``: ``Collocations(input="content").fit``;
 * ``dask1`` / ``dask2``: ``BagOfWords`` ``fit`` then ``transform(...).compute()`` of
   ``dask.bag.read_text(file, blocksize=...)`` on a ``distributed.LocalCluster`` of 1 and
@@ -35,8 +39,11 @@ the end, is its own; the RSS after imports, before the step, is shown as "base")
 * ``daskml``: dask-ml's ``CountVectorizer`` on the same bag and 2-worker cluster (skipped,
   and said so, when dask-ml is not installed).
 
-Reported per size: seconds, tokens/s, peak and base RSS (MiB); then the fitted growth
-exponent b of each step (time ∝ size^b, least squares over the sizes run) and the ratios
+Each step runs with this checkout's ``nlpfeat`` first on the path (``PYTHONPATH``), not
+an installed copy. Reported per size: wall and CPU seconds (``time.process_time`` of the
+step's process: on a loaded machine the CPU time is the figure to compare), tokens per
+wall and per CPU second, peak and base RSS (MiB); then the fitted growth exponent b of
+each step (time ∝ size^b, least squares over the sizes run, on CPU time) and the ratios
 the issue sets as targets (BagOfWords / CountVectorizer >= 1.3 at 10M, streaming TF-IDF
 / gensim >= 3, 2 workers / 1 worker >= 1.7). Timings depend on the machine and on what
 else runs on it; the RSS of Dask workers is not in the driver's figure.
@@ -58,7 +65,8 @@ SEED = 20260414
 ZIPF_S, ZIPF_Q = 1.07, 2.7
 LENGTH_MU, LENGTH_SIGMA = 5.0, 0.9
 STEPS = ["bow", "sk_count", "sk_hashing", "tfidf", "gensim_tfidf", "cooccurrence", "pmi",
-         "collocations", "dask1", "dask2", "daskml"]
+         "topics", "collocations", "dask1", "dask2", "daskml"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # ----------------------------------------------------------------------------- corpus
@@ -174,7 +182,7 @@ def run_step(step, path, n_tokens):
 
     base = _rss_mib()
     result = {}
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if step == "bow":
         bow = BagOfWords()
         result["check"] = _digest(bow.fit_transform(_lines(path)), bow.vocabulary_)
@@ -207,6 +215,12 @@ def run_step(step, path, n_tokens):
     elif step == "pmi":
         emb = PMIEmbedding(100, min_count=5, random_state=0).fit(_lines(path))
         result["check"] = {"n_terms": len(emb.vocabulary_)}
+    elif step == "topics":
+        from nlpfeat.text import TopicModel
+
+        model = TopicModel(20, random_state=0).fit(_lines(path))
+        result["check"] = {"n_terms": len(model.vocabulary_),
+                           "coherence": round(float(model.coherence_.mean()), 4)}
     elif step == "collocations":
         col = Collocations(input="content").fit(_lines(path))
         result["check"] = {"n_phrases": len(getattr(col, "phrases_", getattr(col, "scores_", [])))}
@@ -223,7 +237,7 @@ def run_step(step, path, n_tokens):
 
             wait(bag)
             client.run(_warm_up)                      # imports on the workers, not timed
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             if step == "daskml":
                 cv = DaskCV()
                 X = cv.fit_transform(bag).compute()
@@ -238,6 +252,7 @@ def run_step(step, path, n_tokens):
     else:
         raise ValueError(f"unknown step {step!r}")
     result["seconds"] = time.perf_counter() - start
+    result["cpu_seconds"] = time.process_time() - cpu_start    # this process only (not workers)
     result["base_mib"] = base
     return result
 
@@ -247,7 +262,9 @@ def run_in_subprocess(step, path, n_tokens, nice):
                "--tokens", str(n_tokens)]
     if nice:
         command = ["nice", "-n", str(nice)] + command
-    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+    proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else
                 f"exit {proc.returncode}"}
@@ -265,22 +282,28 @@ def growth_exponent(sizes, seconds):
 
 
 def report(results, sizes, steps):
-    print("\n| step | tokens | seconds | tokens/s | peak RSS MiB | base RSS MiB | check |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("\n| step | tokens | seconds | CPU s | tokens/s | tokens/CPU s | peak RSS MiB "
+          "| base RSS MiB | check |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for size in sizes:
         for step in steps:
             r = results[size][step]
             if "seconds" not in r:
-                print(f"| {step} | {size:.0e} | - | - | - | - | {r.get('skipped') or r.get('error')} |")
+                print(f"| {step} | {size:.0e} | - | - | - | - | - | - | "
+                      f"{r.get('skipped') or r.get('error')} |")
                 continue
-            print(f"| {step} | {size:.0e} | {r['seconds']:.2f} | {size / r['seconds']:,.0f} | "
-                  f"{r['peak_mib']:.0f} | {r['base_mib']:.0f} | {json.dumps(r.get('check'))} |")
+            cpu = r.get("cpu_seconds", float("nan"))
+            print(f"| {step} | {size:.0e} | {r['seconds']:.2f} | {cpu:.2f} | "
+                  f"{size / r['seconds']:,.0f} | {size / cpu:,.0f} | {r['peak_mib']:.0f} | "
+                  f"{r['base_mib']:.0f} | {json.dumps(r.get('check'))} |")
     if len(sizes) > 1:
-        print("\n| step | growth exponent b (time ∝ size^b) |")
-        print("|---|---:|")
+        print("\n| step | b, wall time | b, CPU time |")
+        print("|---|---:|---:|")
         for step in steps:
-            b = growth_exponent(sizes, [results[s][step].get("seconds") for s in sizes])
-            print(f"| {step} | {'-' if b is None else f'{b:.2f}'} |")
+            bs = [growth_exponent(sizes, [results[s][step].get(key) for s in sizes])
+                  for key in ("seconds", "cpu_seconds")]
+            print("| " + " | ".join([step] + ["-" if b is None else f"{b:.2f}" for b in bs])
+                  + " |")
     print()
     for size in sizes:
         r = results[size]
