@@ -264,8 +264,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         if self.pooling == "attention":
             self._check_not_bag(X, "fit with pooling='attention'")
             docs = self._token_lists(X)
-            self._embed(self._new_counts().update(docs, working_memory=self.working_memory,
-                                                  check_tokens=False))
+            self._embed(self._count_token_lists(docs))
             self._fit_attention(docs)
         else:
             self._embed(self._count(X))
@@ -345,8 +344,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self._check_not_bag(X, "fit_transform")
         if is_one_shot(X) or self.input == "file" or self.pooling == "attention":
             docs = self._token_lists(X)
-            self._embed(self._new_counts().update(docs, working_memory=self.working_memory,
-                                                  check_tokens=False))
+            self._embed(self._count_token_lists(docs))
             if self.pooling == "attention":
                 self._fit_attention(docs)
             self.__dict__.pop("_pair_counts", None)
@@ -376,6 +374,13 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                     raise
                 raise error from exc
             yield tokens_of_doc
+
+    def _count_token_lists(self, docs):
+        """The :class:`PairCounts` of token lists already made (and checked)."""
+        counts = self._new_counts().update(docs, working_memory=self.working_memory,
+                                           check_tokens=False)
+        check_corpus_nonempty(counts.n_documents)
+        return counts
 
     def _count(self, X):
         """The :class:`PairCounts` of ``X``: streamed a chunk at a time, or, for a dask
