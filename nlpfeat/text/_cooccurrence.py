@@ -237,18 +237,24 @@ class PairCounts:
             self._prune()
         return self
 
-    def matrix(self, min_count=1, *, symmetric=True):
+    def matrix(self, min_count=1, *, symmetric=True, release=False):
         """(CSR counts, vocabulary): learned terms seen at least ``min_count`` times,
-        sorted; a fixed vocabulary as given."""
-        keys, values = self.table()
+        sorted; a fixed vocabulary as given.
+
+        ``release=True`` hands the pair table over to the matrix (it is freed as soon as
+        it is converted, before the matrix is assembled): these counts hold no pairs
+        afterwards, only the vocabulary and the frequencies.
+        """
+        table = [self.table()]
+        if release:
+            self._stack = []
         if not self.learn:
-            return pairs_to_matrix(keys, values, self.n_terms, symmetric=symmetric), \
+            return pairs_to_matrix(table, self.n_terms, symmetric=symmetric), \
                 dict(self.vocabulary)
         kept, vocabulary = select_terms(self.freq, self.vocabulary, min_count)
         new_id = np.full(self.n_terms, -1, dtype=np.int64)
         new_id[kept] = np.arange(len(kept))
-        return pairs_to_matrix(keys, values, len(kept), new_id, symmetric=symmetric), \
-            vocabulary
+        return pairs_to_matrix(table, len(kept), new_id, symmetric=symmetric), vocabulary
 
     def selected_ids(self, vocabulary):
         """The ids here of the terms of ``vocabulary`` (in its column order)."""
@@ -282,7 +288,7 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     counts = PairCounts(window, weighting=weighting, vocabulary=vocabulary, prune_at=prune_at)
     counts.update(docs, working_memory=working_memory, tokenize=tokenize,
                   check_tokens=check_tokens)
-    return counts.matrix(min_count, symmetric=symmetric)
+    return counts.matrix(min_count, symmetric=symmetric, release=True)
 
 
 @validate_params(

@@ -312,7 +312,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self._pair_counts = counts
         n_words = int(np.count_nonzero(counts.freq >= self.min_count))
         if n_words > self.n_components:
-            self._embed(counts)
+            self._embed(counts, release=False)
             return self
         for name in ("vocabulary_", "embeddings_", "singular_values_", "idf_"):
             self.__dict__.pop(name, None)
@@ -394,10 +394,12 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         check_corpus_nonempty(counts.n_documents)
         return counts
 
-    def _embed(self, counts):
-        """Vocabulary, PPMI-SVD vectors and idf of the summed ``counts``."""
+    def _embed(self, counts, *, release=True):
+        """Vocabulary, PPMI-SVD vectors and idf of the summed ``counts``; ``release``
+        frees their pair table as soon as the count matrix is built (not for
+        ``partial_fit``, which adds the next batch to it)."""
         rng = check_random_state(self.random_state)
-        matrix, vocabulary = counts.matrix(self.min_count)
+        matrix, vocabulary = counts.matrix(self.min_count, release=release)
         n_words = len(vocabulary)
         if self.n_components >= n_words:
             raise ValueError(

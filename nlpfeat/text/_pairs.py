@@ -201,15 +201,18 @@ def select_terms(freq, vocabulary, min_count):
     return kept, dict(zip(terms[kept].tolist(), range(len(kept))))
 
 
-def pairs_to_matrix(keys, values, n_terms, new_id=None, *, symmetric=True, block=1 << 22):
+def pairs_to_matrix(table, n_terms, new_id=None, *, symmetric=True, block=1 << 22):
     """CSR matrix (int32 indices) of a pair table, its ids renumbered by ``new_id``.
 
-    ``new_id[old id]`` is a term's row and column, -1 to drop it and its pairs; None keeps
-    the ids. The table is converted ``block`` pairs at a time (no full-size int64
-    temporaries); scipy then builds the CSR matrix in linear time and, when
-    ``symmetric``, adds its transpose.
+    ``table`` is a list holding one ``(keys, values)`` pair table; it is emptied once the
+    table is converted, so that the caller's last reference is the only one and the table
+    is freed before the matrix is assembled. ``new_id[old id]`` is a term's row and column,
+    -1 to drop it and its pairs; None keeps the ids. The table is converted ``block``
+    pairs at a time (no full-size int64 temporaries); scipy then builds the CSR matrix in
+    linear time and, when ``symmetric``, adds its transpose.
     """
-    words, contexts, data = [], [], []
+    keys, values = table.pop()
+    parts = []
     for start in range(0, len(keys), block):
         w, c = split_keys(keys[start : start + block])
         v = values[start : start + block]
@@ -217,13 +220,13 @@ def pairs_to_matrix(keys, values, n_terms, new_id=None, *, symmetric=True, block
             w, c = new_id[w], new_id[c]
             keep = (w >= 0) & (c >= 0)
             w, c, v = w[keep], c[keep], v[keep]
-        words.append(w.astype(np.int32))
-        contexts.append(c.astype(np.int32))
-        data.append(v)
-    if not words:
-        words = contexts = [np.empty(0, np.int32)]
-        data = [values[:0]]
-    counts = sp.coo_matrix(
-        (np.concatenate(data), (np.concatenate(words), np.concatenate(contexts))),
-        shape=(n_terms, n_terms)).tocsr()
+        parts.append((w.astype(np.int32), c.astype(np.int32), v))
+    dtype = values.dtype
+    del keys, values
+    words, contexts, data = (np.concatenate([p[k] for p in parts]) if parts else
+                             np.empty(0, np.int32 if k < 2 else dtype) for k in range(3))
+    del parts
+    counts = sp.coo_matrix((data, (words, contexts)), shape=(n_terms, n_terms))
+    del words, contexts, data
+    counts = counts.tocsr()
     return (counts + counts.T).tocsr() if symmetric else counts
