@@ -30,8 +30,16 @@ from nlpfeat.text._pairs import (
     token_ids,
 )
 
-__all__ = ["cooccurrence", "count_cooccurrence", "PairCounts", "pair_table", "split_keys",
-           "token_ids", "new_vocabulary", "layout_documents"]
+__all__ = [
+    "PairCounts",
+    "cooccurrence",
+    "count_cooccurrence",
+    "layout_documents",
+    "new_vocabulary",
+    "pair_table",
+    "split_keys",
+    "token_ids",
+]
 
 #: MiB per chunk when ``working_memory`` is None. Counting is a sort-and-merge, not a
 #: cache-bound pairwise kernel, so larger chunks amortise the per-chunk work: on the

@@ -17,8 +17,18 @@ import scipy.sparse as sp
 
 from nlpfeat.text._vocabulary import string_order
 
-__all__ = ["new_vocabulary", "token_ids", "layout_documents", "reduce_pairs", "merge_tables",
-           "split_keys", "join_keys", "pair_table", "select_terms", "pairs_to_matrix"]
+__all__ = [
+    "join_keys",
+    "layout_documents",
+    "merge_tables",
+    "new_vocabulary",
+    "pair_table",
+    "pairs_to_matrix",
+    "reduce_pairs",
+    "select_terms",
+    "split_keys",
+    "token_ids",
+]
 
 _SHIFT = 32                        # a pair key is word << 32 | context (ids below 2**31)
 _MASK = (1 << _SHIFT) - 1

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 
+from nlpfeat._chunking import gen_row_chunks
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -20,7 +21,6 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.text._bow import BagOfWords
 from nlpfeat.text._coherence import DEFAULT_WINDOW_SIZE, coherence_values, top_word_ids
 from nlpfeat.text._dask import is_dask_bag

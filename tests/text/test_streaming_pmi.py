@@ -6,7 +6,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import PMIEmbedding, cooccurrence, get_tokenizer
@@ -163,7 +162,7 @@ def test_prune_at_must_be_positive():
 
 # ---- PMIEmbedding ------------------------------------------------------------------------
 def test_pmi_embedding_of_a_corpus_file_equals_the_list(corpus_file, wiki_lines):
-    params = dict(n_components=10, min_count=3, random_state=0, working_memory=0.1)
+    params = {"n_components": 10, "min_count": 3, "random_state": 0, "working_memory": 0.1}
     expected = PMIEmbedding(**params).fit(wiki_lines)
     got = PMIEmbedding(**params).fit(Corpus(corpus_file))
     assert got.vocabulary_ == expected.vocabulary_
@@ -176,7 +175,7 @@ def test_pmi_embedding_of_a_corpus_file_equals_the_list(corpus_file, wiki_lines)
 @pytest.mark.parametrize("pooling", ["mean", "tfidf"])
 def test_fit_transform_of_a_corpus_reads_it_twice_and_equals_fit_then_transform(
         corpus_file, pooling):
-    params = dict(n_components=8, min_count=3, random_state=0, pooling=pooling)
+    params = {"n_components": 8, "min_count": 3, "random_state": 0, "pooling": pooling}
     got = PMIEmbedding(**params).fit_transform(Corpus(corpus_file))
     model = PMIEmbedding(**params).fit(Corpus(corpus_file))
     np.testing.assert_array_equal(got, model.transform(Corpus(corpus_file)))
@@ -194,7 +193,7 @@ def test_transform_pools_chunk_by_chunk(wiki_lines):
 
 @pytest.mark.parametrize("cuts", [[75], [1, 2, 100], [30, 60, 90, 120]])
 def test_partial_fit_over_any_split_equals_fit(wiki_lines, cuts):
-    params = dict(n_components=12, min_count=3, random_state=0, pooling="tfidf")
+    params = {"n_components": 12, "min_count": 3, "random_state": 0, "pooling": "tfidf"}
     fitted = PMIEmbedding(**params).fit(wiki_lines)
     model = PMIEmbedding(**params)
     bounds = [0] + cuts + [len(wiki_lines)]
@@ -271,8 +270,8 @@ def test_fit_on_a_dask_bag_equals_the_single_machine_fit(client, bag_files, wiki
     db = pytest.importorskip("dask.bag")
     bag = db.read_text(bag_files)
     assert bag.npartitions == 3
-    params = dict(n_components=10, min_count=3, random_state=0, weighting=weighting,
-                  pooling="tfidf")
+    params = {"n_components": 10, "min_count": 3, "random_state": 0, "weighting": weighting,
+                  "pooling": "tfidf"}
     on_bag = PMIEmbedding(**params).fit(bag)
     local = PMIEmbedding(**params).fit(wiki_lines)
     assert on_bag.vocabulary_ == local.vocabulary_

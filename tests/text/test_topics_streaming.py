@@ -37,7 +37,7 @@ def via_bag_of_words(params, lines):
                                             ("gensim", "lsi"), ("sklearn", "nmf")])
 def test_a_corpus_file_equals_bag_of_words_then_topic_model(lee_file, lee_lines, backend,
                                                             method):
-    params = dict(n_components=4, backend=backend, method=method, max_iter=2, random_state=0)
+    params = {"n_components": 4, "backend": backend, "method": method, "max_iter": 2, "random_state": 0}
     reference, X = via_bag_of_words(params, lee_lines)
     model = TopicModel(**params).fit(Corpus(lee_file))
     assert model.vocabulary_ == reference.vocabulary_
@@ -51,7 +51,7 @@ def test_a_corpus_file_equals_bag_of_words_then_topic_model(lee_file, lee_lines,
 
 
 def test_string_documents_a_generator_and_fit_transform(lee_lines):
-    params = dict(n_components=3, backend="sklearn", max_iter=3, random_state=0)
+    params = {"n_components": 3, "backend": "sklearn", "max_iter": 3, "random_state": 0}
     reference, X = via_bag_of_words(params, lee_lines)
     got = TopicModel(**params).fit_transform(line for line in lee_lines)
     np.testing.assert_allclose(got, reference.transform(X), rtol=1e-9, atol=1e-12)
@@ -99,7 +99,7 @@ def test_fit_and_transform_of_a_dask_bag_equal_the_single_machine_results(client
     db = pytest.importorskip("dask.bag")
     bag = db.read_text(lee_file).repartition(3)
     assert bag.npartitions == 3
-    params = dict(n_components=3, backend=backend, max_iter=2, random_state=0)
+    params = {"n_components": 3, "backend": backend, "max_iter": 2, "random_state": 0}
     on_bag = TopicModel(**params).fit(bag)
     local = TopicModel(**params).fit(lee_lines)
     assert on_bag.vocabulary_ == local.vocabulary_
