@@ -37,7 +37,8 @@ def via_bag_of_words(params, lines):
                                             ("gensim", "lsi"), ("sklearn", "nmf")])
 def test_a_corpus_file_equals_bag_of_words_then_topic_model(lee_file, lee_lines, backend,
                                                             method):
-    params = {"n_components": 4, "backend": backend, "method": method, "max_iter": 2, "random_state": 0}
+    params = {"n_components": 4, "backend": backend, "method": method, "max_iter": 2,
+              "random_state": 0}
     reference, X = via_bag_of_words(params, lee_lines)
     model = TopicModel(**params).fit(Corpus(lee_file))
     assert model.vocabulary_ == reference.vocabulary_
