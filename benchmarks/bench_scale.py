@@ -26,8 +26,12 @@ the end, is its own; the RSS after imports, before the step, is shown as "base")
 * ``gensim_tfidf``: gensim's streaming workflow on the same tokens (nlpfeat's analyzer):
   ``Dictionary`` over a token stream, ``TfidfModel(smartirs="nfc")``, then ``corpus2csc``
   of ``model[doc2bow(...)]`` over a second stream (same weights checked);
-* ``cooccurrence``: ``cooccurrence(corpus, window=5, min_count=5)``;
-* ``pmi``: ``PMIEmbedding(100, min_count=5).fit``;
+* ``cooccurrence``: ``cooccurrence(corpus, window=5, min_count=5)``, streamed (the
+  counting and the matrix of the kept words);
+* ``pmi``: ``PMIEmbedding(100, min_count=5).fit`` end to end: streamed counting, PPMI and
+  the randomized truncated SVD;
+* ``topics``: ``TopicModel(20)`` (gensim LDA, one pass) ``fit`` on the ``Corpus``: the
+  counting streams through ``BagOfWords``, the count matrix is the model's input;
 * ``collocations``: ``Collocations(input="content").fit``;
 * ``dask1`` / ``dask2``: ``BagOfWords`` ``fit`` then ``transform(...).compute()`` of
   ``dask.bag.read_text(file, blocksize=...)`` on a ``distributed.LocalCluster`` of 1 and
@@ -35,7 +39,8 @@ the end, is its own; the RSS after imports, before the step, is shown as "base")
 * ``daskml``: dask-ml's ``CountVectorizer`` on the same bag and 2-worker cluster (skipped,
   and said so, when dask-ml is not installed).
 
-Reported per size: seconds, CPU seconds (``time.process_time`` of the step's process; for
+Each step runs with this checkout's ``nlpfeat`` first on the path (``PYTHONPATH``), not
+an installed copy. Reported per size: seconds, CPU seconds (``time.process_time`` of the step's process; for
 the Dask steps plus the CPU time the workers spent during the step), tokens/s of both,
 peak and base RSS (MiB), and the load average; then the fitted growth
 exponent b of each step (time ∝ size^b, least squares over the sizes run) and the ratios
@@ -62,7 +67,8 @@ SEED = 20260414
 ZIPF_S, ZIPF_Q = 1.07, 2.7
 LENGTH_MU, LENGTH_SIGMA = 5.0, 0.9
 STEPS = ["bow", "sk_count", "sk_hashing", "tfidf", "gensim_tfidf", "cooccurrence", "pmi",
-         "collocations", "dask1", "dask2", "daskml"]
+         "topics", "collocations", "dask1", "dask2", "daskml"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # ----------------------------------------------------------------------------- corpus
@@ -211,6 +217,12 @@ def run_step(step, path, n_tokens):
     elif step == "pmi":
         emb = PMIEmbedding(100, min_count=5, random_state=0).fit(_lines(path))
         result["check"] = {"n_terms": len(emb.vocabulary_)}
+    elif step == "topics":
+        from nlpfeat.text import TopicModel
+
+        model = TopicModel(20, random_state=0).fit(_lines(path))
+        result["check"] = {"n_terms": len(model.vocabulary_),
+                           "coherence": round(float(model.coherence_.mean()), 4)}
     elif step == "collocations":
         col = Collocations(input="content").fit(_lines(path))
         result["check"] = {"n_phrases": len(getattr(col, "phrases_", getattr(col, "scores_", [])))}
@@ -255,7 +267,9 @@ def run_in_subprocess(step, path, n_tokens, nice):
                "--tokens", str(n_tokens)]
     if nice:
         command = ["nice", "-n", str(nice)] + command
-    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
+    proc = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else
                 f"exit {proc.returncode}"}

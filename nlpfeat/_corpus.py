@@ -17,7 +17,8 @@ __all__ = ["Corpus", "split_lines"]
 
 #: Compressed formats read transparently, by their magic bytes (whatever the name says).
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
-#: Bytes per read: a line longer than this is assembled from several reads.
+#: Bytes per read (at most; ``read1``, so that a compressed file yields what it decompressed
+#: before an error): a line longer than this is assembled from several reads.
 _READ_BYTES = 1 << 20
 
 
@@ -46,6 +47,18 @@ def _open_binary(path):
         if head.startswith(magic):
             return opener(path, "rb")
     return open(path, "rb")
+
+
+def _binary_file_error(name, block, number, first):
+    """Raise the ValueError of a NUL byte in ``block``: at the start of a file, a binary
+    file; later, a binary part (named by its line: ``number`` lines precede ``block``)."""
+    at = block.index(b"\x00")
+    if first and at < 8192:
+        raise ValueError(f"{name}: this looks like a binary file (it holds NUL bytes), not "
+                         "text; pass text files only.")
+    line = number + 1 + block[:at].count(b"\n")
+    raise ValueError(f"{name}, line {line}: a NUL byte; this part of the file looks binary, "
+                     "not text; pass text files only.")
 
 
 class Corpus:
@@ -195,14 +208,13 @@ class Corpus:
 
         decoder = codecs.getincrementaldecoder(self.encoding)(errors=self.errors)
         number, pending, first = 0, "", True
+        check_nul = "16" not in self.encoding and "32" not in self.encoding
         try:
             with _open_binary(name) as fh:
                 while True:
-                    block = fh.read(_READ_BYTES)
-                    if first and b"\x00" in block[:8192] and "16" not in self.encoding \
-                            and "32" not in self.encoding:
-                        raise ValueError(f"{name}: this looks like a binary file (it holds NUL "
-                                         "bytes), not text; pass text files only.")
+                    block = fh.read1(_READ_BYTES)   # a truncated file: lines so far kept
+                    if check_nul and b"\x00" in block:
+                        _binary_file_error(name, block, number, first)
                     if bar is not None:
                         bar.update(len(block))
                     try:

@@ -76,11 +76,28 @@ def count_vectorizer_partition(estimator, docs):
                        working_memory=estimator.working_memory)
 
 
+def _raise_partition_error(exc, index):
+    """Raise ``exc`` naming its partition, never as its own cause: distributed walks the
+    chain of causes of a worker's error, and a loop (``raise e from e``, where the context
+    can only be added as a note) exhausted the worker's memory. A ValueError that cannot
+    be rebuilt from one message (UnicodeDecodeError, whose arguments distributed does not
+    carry back) becomes a plain ValueError with the whole message."""
+    where = f"Partition {index} of the bag"
+    if exc.__cause__ is exc:
+        exc.__cause__ = None
+    new = error_with_context(exc, where)
+    if new is not exc:
+        raise new from exc
+    if isinstance(exc, ValueError):
+        raise ValueError(f"{where}: {exc}") from exc
+    raise exc
+
+
 def _count_partition(count_partition, estimator, index, docs):
     try:
         return count_partition(estimator, docs)
     except Exception as exc:
-        raise error_with_context(exc, f"Partition {index} of the bag") from exc
+        _raise_partition_error(exc, index)
 
 
 def _merge(*parts):
@@ -165,7 +182,7 @@ def _transform_partition(estimator, index, docs):
     try:
         return estimator.transform([strip_line_break(doc) for doc in docs])
     except Exception as exc:
-        raise error_with_context(exc, f"Partition {index} of the bag") from exc
+        _raise_partition_error(exc, index)
 
 
 def _without_statistics(estimator):

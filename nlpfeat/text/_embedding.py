@@ -1,4 +1,6 @@
 """PMIEmbedding: word vectors from the truncated SVD of a (shifted) PPMI matrix."""
+import warnings
+
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -16,14 +18,23 @@ from nlpfeat._validation import (
     fit_context,
 )
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._cooccurrence import count_cooccurrence
-from nlpfeat.text._documents import check_corpus_nonempty
+from nlpfeat.text._cooccurrence import PairCounts
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
+from nlpfeat.text._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._pmi import pmi
 from nlpfeat.text._pooling import KernelAttentionPooling
-from nlpfeat.text._vocabulary import count_matrix, document_frequency
+from nlpfeat.text._streaming import chunk_tokens
+from nlpfeat.text._vocabulary import count_chunks, document_error
 from nlpfeat.text._weighting import sklearn_idf
 
 __all__ = ["PMIEmbedding"]
+
+
+def _count_partition(estimator, docs):
+    """The :class:`PairCounts` of one partition of a dask bag (on a worker)."""
+    return estimator._new_counts().update(
+        estimator._token_stream(map(strip_line_break, docs)),
+        working_memory=estimator.working_memory, check_tokens=False)
 
 _N_OVERSAMPLES = 10
 
@@ -125,7 +136,14 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     random_state : int, RandomState instance or None, default=None
         Seeds the randomized SVD.
     working_memory : float, default=None
-        MiB per chunk of co-occurrence counting; None uses nlpfeat's default.
+        MiB per chunk of co-occurrence counting; None means 64 MiB, as for
+        :func:`~nlpfeat.text.cooccurrence`. Pooling documents (``transform``) uses
+        nlpfeat's default budget.
+    prune_at : int or None, default=None
+        Largest vocabulary kept while counting (gensim's ``prune_at``; see
+        :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
+        unbounded number of rare words, at the price of approximate counts near the
+        pruning threshold. None (the default) never prunes: every count is exact.
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
 
@@ -152,6 +170,18 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     helped every method; ``eig = 0.5`` (symmetric weighting) beat the textbook
     ``U S``; and shifting PPMI, which mimics skip-gram's ``k`` negative samples and helps
     the sparse PPMI vectors, hurt SVD, so ``shift=1`` here.
+
+    **Streaming.** ``fit`` reads ``X`` once, a chunk of documents at a time (see
+    :func:`~nlpfeat.text.cooccurrence`), and ``transform`` pools a chunk at a time, so a
+    corpus on disk (:class:`nlpfeat.datasets.Corpus`) is never held in memory; peak
+    memory is the chunk budget plus the model: the vocabulary, the pair table (16 bytes
+    per distinct pair, rare words included until ``min_count`` is applied at the end),
+    the PPMI matrix of the kept words (float64 values and a float32 copy and transpose
+    for the SVD's power iterations) and the vectors. ``pooling="attention"`` is the
+    exception: it holds the training documents' token lists. ``partial_fit`` adds
+    batches (counts are sums), and a ``dask.bag.Bag`` of documents is counted per
+    partition on the workers and merged by a tree reduction, to the same counts as one
+    machine's ``fit``, bit for bit.
 
     References
     ----------
@@ -184,11 +214,13 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         "n_iter": [Interval(Integral, 0, None, closed="left")],
         "random_state": ["random_state"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "prune_at": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, n_components=100, *, window=5, min_count=5, alpha=0.75, eig=0.5,
                  shift=1, weighting="uniform", pooling="mean", dtype=np.float64, n_iter=5,
-                 random_state=None, working_memory=None, input="content", encoding="utf-8",
+                 random_state=None, working_memory=None, prune_at=None, input="content",
+                 encoding="utf-8",
                  decode_error="strict", lowercase=True, tokenizer="regexp",
                  token_pattern=None, stemmer=None, stop_words=None):
         self.n_components = n_components
@@ -203,6 +235,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self.n_iter = n_iter
         self.random_state = random_state
         self.working_memory = working_memory
+        self.prune_at = prune_at
         self.input = input
         self.encoding = encoding
         self.decode_error = decode_error
@@ -218,7 +251,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
 
         Parameters
         ----------
-        X : iterable of str (or of list of str with ``input="tokens"``)
+        X : iterable of str (or of list of str with ``input="tokens"``), or dask.bag.Bag
+            Read once, a chunk at a time: a list, a generator, a lazily read
+            :class:`nlpfeat.datasets.Corpus`, or a ``dask.bag.Bag`` counted on its workers.
         y : None
             Ignored.
 
@@ -226,17 +261,79 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         -------
         self : PMIEmbedding
         """
-        self._fit(self._token_lists(X))
+        if self.pooling == "attention":
+            self._check_not_bag(X, "fit with pooling='attention'")
+            docs = self._token_lists(X)
+            self._embed(self._count_token_lists(docs))
+            self._fit_attention(docs)
+        else:
+            self._embed(self._count(X))
+            self.__dict__.pop("attention_", None)
+        self.__dict__.pop("_pair_counts", None)     # fit keeps no counts (see partial_fit)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the co-occurrence counts of the batch ``X``, then recompute the vectors.
+
+        The counts (and word and document frequencies) are sums, so ``fit`` on a corpus
+        and ``partial_fit`` over any split of it give the same counts, bit for bit, and
+        the same vectors (to rounding, up to sign); ``min_count`` is applied to the summed
+        frequencies. The counts of all batches are kept (the pair table: 16 bytes per
+        distinct pair of the words seen so far, rare ones included), and ``fit`` discards
+        them, so a ``partial_fit`` continues only from earlier ``partial_fit`` calls. If
+        the words seen so far are too few for ``n_components``, the counts are kept,
+        the estimator stays unfitted and a warning asks for more batches.
+
+        Parameters
+        ----------
+        X : iterable of str (or of list of str with ``input="tokens"``), or dask.bag.Bag
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : PMIEmbedding
+        """
+        first = not hasattr(self, "_pair_counts")
+        if first:
+            if hasattr(self, "embeddings_"):
+                raise ValueError(
+                    "This PMIEmbedding was fitted by fit, which keeps no co-occurrence "
+                    "counts; partial_fit continues only from earlier partial_fit calls. "
+                    "Call fit on all the documents, or clone(estimator) and feed every "
+                    "batch to partial_fit.")
+        if self.pooling == "attention":
+            raise ValueError("partial_fit does not support pooling='attention' (the pooling "
+                             "is fitted on the training documents, which partial_fit does "
+                             "not keep); use pooling='mean' or 'tfidf', or fit.")
+        batch = self._count(X)            # a batch that fails leaves the estimator as it was
+        counts = batch if first else self._pair_counts.merge(batch)
+        self._pair_counts = counts
+        n_words = int(np.count_nonzero(counts.freq >= self.min_count))
+        if n_words > self.n_components:
+            self._embed(counts, release=False)
+            return self
+        for name in ("vocabulary_", "embeddings_", "singular_values_", "idf_"):
+            self.__dict__.pop(name, None)
+        warnings.warn(f"{n_words} words seen at least min_count={self.min_count} times so far, "
+                      f"not more than n_components={self.n_components}: no vectors yet. The "
+                      f"counts are kept; feed more batches to partial_fit before transform.",
+                      UserWarning, stacklevel=2)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
-        """Learn the word vectors and pool each document's (documents tokenized once).
+        """Learn the word vectors and pool each document's.
+
+        A list or a re-iterable corpus (e.g. a :class:`nlpfeat.datasets.Corpus`) is read
+        twice, a chunk at a time: to count, then to pool. A one-shot iterator, open files
+        (``input="file"``) and ``pooling="attention"`` are tokenized once and their token
+        lists held in memory.
 
         Parameters
         ----------
         X : iterable of str (or of list of str with ``input="tokens"``)
-            A generator is read once.
         y : None
             Ignored.
 
@@ -244,40 +341,95 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         -------
         vectors : ndarray of shape (n_documents, n_components)
         """
-        docs = self._token_lists(X)
-        self._fit(docs)
-        return self._pool(docs)
+        self._check_not_bag(X, "fit_transform")
+        if is_one_shot(X) or self.input == "file" or self.pooling == "attention":
+            docs = self._token_lists(X)
+            self._embed(self._count_token_lists(docs))
+            if self.pooling == "attention":
+                self._fit_attention(docs)
+            self.__dict__.pop("_pair_counts", None)
+            return self._pool(docs, input="tokens")
+        self.fit(X)
+        return self.transform(X)
 
-    def _fit(self, docs):
+    def _check_not_bag(self, X, what):
+        if is_dask_bag(X):
+            raise TypeError(f"{what} does not take a dask bag: the documents would be "
+                            f"gathered on this machine. Fit on the bag with "
+                            f"pooling='mean' or 'tfidf', then transform batches of documents.")
+
+    def _new_counts(self):
+        return PairCounts(self.window, weighting=self.weighting, document_frequency=True,
+                          prune_at=self.prune_at)
+
+    def _token_stream(self, X):
+        """Each document's token list, read lazily; an error names the document."""
+        tokens = self._token_fn()
+        for i, doc in enumerate(self._iter_docs(X)):
+            try:
+                tokens_of_doc = tokens(doc)
+            except Exception as exc:
+                error = document_error(exc, i)
+                if error is exc:
+                    raise
+                raise error from exc
+            yield tokens_of_doc
+
+    def _count_token_lists(self, docs):
+        """The :class:`PairCounts` of token lists already made (and checked)."""
+        counts = self._new_counts().update(docs, working_memory=self.working_memory,
+                                           check_tokens=False)
+        check_corpus_nonempty(counts.n_documents)
+        return counts
+
+    def _count(self, X):
+        """The :class:`PairCounts` of ``X``: streamed a chunk at a time, or, for a dask
+        bag, counted per partition on the workers and merged by a tree reduction."""
+        if is_dask_bag(X):
+            counts = bag_term_counts(self, X, _count_partition)
+        else:
+            counts = self._new_counts().update(self._token_stream(X),
+                                               working_memory=self.working_memory,
+                                               check_tokens=False)
+        check_corpus_nonempty(counts.n_documents)
+        return counts
+
+    def _embed(self, counts, *, release=True):
+        """Vocabulary, PPMI-SVD vectors and idf of the summed ``counts``; ``release``
+        frees their pair table as soon as the count matrix is built (not for
+        ``partial_fit``, which adds the next batch to it)."""
         rng = check_random_state(self.random_state)
-        check_corpus_nonempty(len(docs))
-        counts, self.vocabulary_ = count_cooccurrence(
-            docs, self.window, weighting=self.weighting, min_count=self.min_count,
-            working_memory=self.working_memory, check_tokens=False)
-        n_words = len(self.vocabulary_)
+        matrix, vocabulary = counts.matrix(self.min_count, release=release)
+        n_words = len(vocabulary)
         if self.n_components >= n_words:
             raise ValueError(
                 f"n_components={self.n_components} must be smaller than the vocabulary size "
                 f"({n_words} words seen at least min_count={self.min_count} times). Lower "
                 f"n_components, lower min_count or fit on a larger corpus.")
         kind = "ppmi" if self.shift == 1 else "sppmi"
-        scores = pmi(counts, kind, alpha=self.alpha, shift=self.shift)
+        scores = pmi(matrix, kind, alpha=self.alpha, shift=self.shift)
+        del matrix
         U, S = randomized_svd(scores, self.n_components, n_iter=self.n_iter,
                               random_state=rng, dtype=self.dtype)
-        self.singular_values_ = S
+        del scores
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            self.embeddings_ = U * S**self.eig              # (n_words, n_components)
-        if not np.isfinite(self.embeddings_).all():
+            embeddings = U * S**self.eig                    # (n_words, n_components)
+        if not np.isfinite(embeddings).all():
             raise ValueError(
                 f"eig={self.eig} overflows the singular-value weights S**eig (singular values "
                 f"from {S.min():.3g} to {S.max():.3g}); use an eig between 0 and 1, as Levy "
                 f"et al. (2015) do, or fewer n_components when some singular values are 0.")
-        doc_term, _ = count_matrix(docs, self.vocabulary_)
-        self.idf_ = sklearn_idf(document_frequency(doc_term), len(docs), smooth_idf=True)
-        if self.pooling == "attention":     # the tokens are processed already: no lowercase
-            self.attention_ = KernelAttentionPooling(
-                self, input="tokens", lowercase=False,
-                working_memory=self.working_memory).fit(docs)
+        self.vocabulary_ = vocabulary
+        self.singular_values_ = S
+        self.embeddings_ = embeddings
+        df = counts.df[counts.selected_ids(vocabulary)]
+        self.idf_ = sklearn_idf(df, counts.n_documents, smooth_idf=True)
+
+    def _fit_attention(self, docs):
+        # the tokens are processed already: no lowercase
+        self.attention_ = KernelAttentionPooling(
+            self, input="tokens", lowercase=False,
+            working_memory=self.working_memory).fit(docs)
 
     @property
     def _n_features_out(self):
@@ -289,6 +441,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         Parameters
         ----------
         X : iterable of str (or of list of str with ``input="tokens"``)
+            Read once, a chunk at a time (``pooling="attention"`` holds its token lists).
 
         Returns
         -------
@@ -296,18 +449,29 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
             Zero for a document without any known word.
         """
         check_is_fitted(self, "embeddings_")
-        return self._pool(self._token_lists(X))
-
-    def _pool(self, docs):
-        if not docs:
-            return np.zeros((0, self.embeddings_.shape[1]))
         if self.pooling == "attention":
-            return self.attention_.transform(docs)
-        weights, _ = count_matrix(docs, self.vocabulary_, dtype=np.float64)
-        if self.pooling == "tfidf":
-            weights = weights.multiply(self.idf_).tocsr()
-        weights = normalize(weights, norm="l1")             # rows: convex weights (or 0)
-        return np.asarray(weights @ self.embeddings_)
+            return self._pool(self._token_lists(X), input="tokens")
+        return self._pool(X, input=self.input)
+
+    def _pool(self, X, *, input):
+        """Document vectors of ``X`` (token lists when ``input="tokens"``), built a chunk of
+        documents at a time: weights (counts, times idf) normalised to sum 1, times the
+        word vectors."""
+        if self.pooling == "attention":
+            if not X:
+                return np.zeros((0, self.embeddings_.shape[1]))
+            return self.attention_.transform(X)
+        docs = X if input == "tokens" else self._iter_docs(X)
+        analyze = None if input == "tokens" else self._token_fn()
+        blocks = [np.zeros((0, self.embeddings_.shape[1]), dtype=self.embeddings_.dtype)]
+        for chunk in count_chunks(docs, self.vocabulary_, learn=False, analyze=analyze,
+                                  chunk_tokens=chunk_tokens(self.working_memory)):
+            weights = chunk.to_csr(len(self.vocabulary_), dtype=np.float64)
+            if self.pooling == "tfidf":
+                weights = weights.multiply(self.idf_).tocsr()
+            weights = normalize(weights, norm="l1")         # rows: convex weights (or 0)
+            blocks.append(np.asarray(weights @ self.embeddings_))
+        return np.concatenate(blocks) if len(blocks) > 2 else blocks[-1]
 
     def _unit_vectors(self):
         return normalize(self.embeddings_)

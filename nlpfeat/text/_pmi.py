@@ -14,6 +14,10 @@ from nlpfeat._validation import (
 
 __all__ = ["pmi"]
 
+#: Stored entries per block of the PMI computation: its temporaries (a few float64 and
+#: int64 arrays of this length) stay near 50 MiB, not a multiple of the matrix.
+_BLOCK = 1 << 20
+
 
 def _check_counts(counts):
     """Counts -> CSR float64 with explicit zeros dropped; ValueError on negatives/NaN."""
@@ -138,30 +142,33 @@ def pmi(counts, kind="pmi", *, alpha=0.75, shift=1):
     if kind != "sppmi" and shift != 1:
         raise ValueError(f"shift={shift} is only used by kind='sppmi' (got kind={kind!r}); "
                          f"pass kind='sppmi' to shift PPMI by log(shift), or leave shift=1.")
-    counts = _check_counts(counts)
+    counts = _check_counts(counts)                      # a copy: its data is overwritten
     log_rows, log_cols, log_total = _log_sums(counts)
-    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
     # log sum_c n_c^alpha - alpha log n_c, as alpha (M - log n_c) + log sum_c' exp(alpha
     # (log n_c' - M)) with M the largest log n_c: no power overflows however large alpha
     seen = np.isfinite(log_cols)                        # contexts with a count
     top = log_cols[seen].max()
-    with np.errstate(over="ignore", invalid="ignore"):     # checked just below
-        log_z = (alpha * (top - log_cols[counts.indices])
-                 + logsumexp(alpha * (log_cols[seen] - top)))
-        data = np.log(counts.data) - log_rows[rows] + log_z
-    if not np.isfinite(data).all():
-        raise ValueError(
-            f"PMI overflows float64 with alpha={alpha}: the smoothed context probabilities "
-            f"n_c^alpha / sum n_c'^alpha underflow to 0. Use a moderate alpha (0.75, the "
-            f"word2vec value, or 1 for plain PMI).")
-    if kind == "npmi":
-        neg_log_joint = log_total - np.log(counts.data)   # -log P(w, c)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            data = np.where(neg_log_joint > 0, data / neg_log_joint, 1.0)
-    elif kind in ("ppmi", "sppmi"):
-        data = np.maximum(data - np.log(shift), 0.0)
-    scores = sp.csr_matrix((data, counts.indices.copy(), counts.indptr.copy()),
-                           shape=counts.shape)
+    with np.errstate(over="ignore", invalid="ignore"):     # a non-finite result: see below
+        log_norm = logsumexp(alpha * (log_cols[seen] - top))
+    data, indptr = counts.data, counts.indptr
+    for start in range(0, len(data), _BLOCK):           # temporaries of one block at a time
+        stop = min(start + _BLOCK, len(data))
+        rows = np.searchsorted(indptr, np.arange(start, stop), side="right") - 1
+        with np.errstate(over="ignore", invalid="ignore"):     # checked just below
+            log_z = alpha * (top - log_cols[counts.indices[start:stop]]) + log_norm
+            block = np.log(data[start:stop]) - log_rows[rows] + log_z
+        if not np.isfinite(block).all():
+            raise ValueError(
+                f"PMI overflows float64 with alpha={alpha}: the smoothed context "
+                f"probabilities n_c^alpha / sum n_c'^alpha underflow to 0. Use a moderate "
+                f"alpha (0.75, the word2vec value, or 1 for plain PMI).")
+        if kind == "npmi":
+            neg_log_joint = log_total - np.log(data[start:stop])   # -log P(w, c)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                block = np.where(neg_log_joint > 0, block / neg_log_joint, 1.0)
+        elif kind in ("ppmi", "sppmi"):
+            block = np.maximum(block - np.log(shift), 0.0)
+        data[start:stop] = block
     if kind in ("ppmi", "sppmi"):
-        scores.eliminate_zeros()
-    return scores
+        counts.eliminate_zeros()
+    return counts

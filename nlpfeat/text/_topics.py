@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 
+from nlpfeat._chunking import gen_row_chunks
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -20,7 +21,9 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
+from nlpfeat.text._bow import BagOfWords
 from nlpfeat.text._coherence import DEFAULT_WINDOW_SIZE, coherence_values, top_word_ids
+from nlpfeat.text._dask import is_dask_bag
 from nlpfeat.text._documents import check_corpus_nonempty, iter_documents, reiterable
 from nlpfeat.text._topics_gensim import GensimTopicBackend
 from nlpfeat.text._topics_sklearn import SklearnTopicBackend
@@ -33,6 +36,26 @@ _BACKENDS = {"gensim": GensimTopicBackend, "sklearn": SklearnTopicBackend}
 METHODS = ("lda", "nmf", "lsi")
 BACKENDS = tuple(_BACKENDS)
 _LSI_MAX_VALUE = 1e150    # gensim's LSI squares X's values: beyond ~1e154 they overflow
+#: Bytes per non-zero of a block of rows while its topics are inferred (gensim's bag of
+#: words holds a tuple of two Python numbers per non-zero).
+_BYTES_PER_NONZERO = 120
+
+
+def _reiterable(X):
+    """``reiterable(X)``, but a dask bag as it is (iterating it would compute it here)."""
+    return X if is_dask_bag(X) else reiterable(X)
+
+
+def _is_texts(X):
+    """True for a dask bag or an iterable of ``str`` documents (e.g. a ``Corpus``)."""
+    if is_dask_bag(X):
+        return True
+    if sp.issparse(X) or hasattr(X, "__array__") or isinstance(X, (str, bytes)):
+        return False
+    try:
+        return isinstance(next(iter(X), None), str)
+    except TypeError:
+        return False
 
 
 def _is_tokens(X):
@@ -43,10 +66,6 @@ def _is_tokens(X):
         first = next((doc for doc in X if len(doc)), None)
     except TypeError:
         return False
-    if isinstance(first, str):
-        raise TypeError("TopicModel takes a document-term matrix or token lists, not raw "
-                        "strings; put a vectorizer first: make_pipeline(BagOfWords(), "
-                        "TopicModel()), or split the documents into token lists.")
     if first is None:   # only empty documents: token lists with no token (not a 0-column matrix)
         return all(isinstance(doc, (list, tuple)) for doc in X)
     return not isinstance(first, str) and isinstance(first[0], str)
@@ -65,7 +84,9 @@ class TopicModel(TransformerMixin, BaseEstimator):
     """Topic model (LDA, NMF or LSI) on a gensim or scikit-learn backend, scored by coherence.
 
     ``fit`` learns ``n_components`` topics from a document-term count matrix (e.g. from
-    ``BagOfWords``) or from token lists; ``transform`` gives the document-topic matrix;
+    ``BagOfWords``), from token lists, or from text documents (e.g. a lazily read
+    :class:`nlpfeat.datasets.Corpus` or a ``dask.bag.Bag``; see Notes); ``transform``
+    gives the document-topic matrix;
     ``score(X)`` is the mean coherence of the topics on ``X``, so that
     ``GridSearchCV(TopicModel(), {"n_components": [5, 10, 20]})`` picks the most coherent model.
 
@@ -132,6 +153,20 @@ class TopicModel(TransformerMixin, BaseEstimator):
         Passes (iterations) the backend ran.
     n_features_in_ : int
         Number of columns seen in ``fit`` (matrix input).
+
+    Notes
+    -----
+    **Text documents and streaming.** An iterable of ``str`` documents (a list, a
+    generator, a :class:`nlpfeat.datasets.Corpus`) or a ``dask.bag.Bag`` of them is
+    counted by :class:`BagOfWords` with its default analysis (lowercase, the CJK-aware
+    regexp tokenizer; put your own vectorizer in a Pipeline for other options): a chunk at
+    a time, or per partition on the Dask workers, so the token lists are never held and
+    the sparse count matrix is the memory bound. The coherence of such a corpus is then
+    measured on boolean documents, as for a matrix. gensim's LDA reads that matrix as a
+    stream of bag-of-words blocks; scikit-learn's ``LatentDirichletAllocation`` and
+    ``NMF`` and gensim's ``Nmf`` and ``LsiModel`` need the whole matrix in memory (they
+    get it as it is, or transposed). ``transform`` infers the topics a block of rows at a
+    time (scikit-learn's NMF excepted: its stopping rule spans all rows).
 
     See Also
     --------
@@ -200,6 +235,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
                 check_corpus_nonempty(0)
             n_features = getattr(self, "n_features_in_", self.components_.shape[1])
             return sp.csr_matrix((0, n_features)), []
+        if _is_texts(X):
+            return self._count_texts(X, reset), None
         if _is_tokens(X):
             texts = list(iter_documents(X, input="tokens"))
             if reset:
@@ -229,6 +266,26 @@ class TopicModel(TransformerMixin, BaseEstimator):
             elif hasattr(self, "vocabulary_"):
                 del self.vocabulary_
         return sp.csr_matrix(X), None
+
+    def _count_texts(self, X, reset):
+        """Document-term counts of text documents, streamed through :class:`BagOfWords`
+        (its default analysis; a chunk at a time, or per partition of a dask bag)."""
+        if reset:
+            fixed = None if self.vocabulary is None else self._fixed_vocabulary()
+            counter = BagOfWords(vocabulary=fixed, dtype=np.float64)
+            counter.fit(X)
+            self.vocabulary_ = counter.vocabulary_
+        elif not hasattr(self, "vocabulary_"):
+            raise ValueError("This TopicModel was fitted on a matrix without words; pass a "
+                             "matrix, or give vocabulary= to map the documents' words.")
+        else:
+            counter = BagOfWords(vocabulary=self.vocabulary_, dtype=np.float64)
+        Xc = counter.transform(X)
+        if is_dask_bag(X):
+            Xc = Xc.compute()
+        if reset:
+            self.n_features_in_ = Xc.shape[1]
+        return sp.csr_matrix(Xc)
 
     def _fixed_vocabulary(self):
         if isinstance(self.vocabulary, dict):
@@ -270,7 +327,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) or list of list of str
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), list of list of \
+                str, iterable of str or dask.bag.Bag
         y : None
             Ignored.
 
@@ -278,7 +336,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         -------
         self : TopicModel
         """
-        Xc, texts = self._matrix(reiterable(X), reset=True)
+        Xc, texts = self._matrix(_reiterable(X), reset=True)
         self._check_values(Xc)
         backend = _BACKENDS[self.backend](
             self.method, self.n_components, max_iter=self.max_iter, alpha=self.alpha,
@@ -307,15 +365,27 @@ class TopicModel(TransformerMixin, BaseEstimator):
         doc_topic : ndarray of shape (n_samples, n_components)
         """
         check_is_fitted(self)
-        Xc, _ = self._matrix(reiterable(X), reset=False)
+        Xc, _ = self._matrix(_reiterable(X), reset=False)
         if Xc.shape[0] == 0:
             return np.zeros((0, self.n_components))
         if self.method != "lsi" and Xc.nnz and Xc.data.min() < 0:
             self._check_values(Xc)
-        Z = np.asarray(self._backend.transform(Xc), dtype=np.float64)
+        Z = self._doc_topics(Xc)
         if self.method == "lsi" and self.eig != 1:            # X V S^(p-1) = U S^p
             s = self.singular_values_
             Z *= np.power(s, self.eig - 1, out=np.zeros_like(s), where=s > 0)
+        return Z
+
+    def _doc_topics(self, Xc):
+        """The backend's document-topic matrix, built a block of rows at a time (each
+        document's topics do not depend on the others'), except scikit-learn's NMF, whose
+        stopping rule looks at all rows at once."""
+        if self.backend == "sklearn" and self.method == "nmf":
+            return np.asarray(self._backend.transform(Xc), dtype=np.float64)
+        Z = np.empty((Xc.shape[0], self.n_components))
+        row_bytes = 8 * self.n_components + _BYTES_PER_NONZERO * Xc.nnz // max(Xc.shape[0], 1)
+        for rows in gen_row_chunks(Xc.shape[0], row_bytes):
+            Z[rows] = self._backend.transform(Xc[rows])
         return Z
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -332,7 +402,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         -------
         doc_topic : ndarray of shape (n_samples, n_components)
         """
-        X = reiterable(X)
+        X = _reiterable(X)
         return self.fit(X).transform(X)
 
     @available_if(_is_lda)
@@ -343,7 +413,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         online, scikit-learn in batches).
         """
         check_is_fitted(self)
-        Xc, _ = self._matrix(reiterable(X), reset=False)
+        Xc, _ = self._matrix(_reiterable(X), reset=False)
         self._check_values(Xc)
         return self._backend.perplexity(Xc)
 
@@ -398,5 +468,5 @@ class TopicModel(TransformerMixin, BaseEstimator):
         score : float
         """
         check_is_fitted(self)
-        Xc, texts = self._matrix(reiterable(X), reset=False)
+        Xc, texts = self._matrix(_reiterable(X), reset=False)
         return float(self._coherence(Xc if texts is None else texts, self.coherence).mean())

@@ -91,6 +91,25 @@ def to_bow(X):
     return [pairs[a:b] for a, b in zip(indptr[:-1], indptr[1:])]
 
 
+class BowStream:
+    """A CSR matrix as a re-iterable gensim corpus, converted a block of rows at a time.
+
+    gensim reads its training corpus document by document (once per pass), so the
+    Python lists of the bag of words (about 120 bytes per non-zero) exist for one block
+    only; the sparse matrix is the memory bound.
+    """
+
+    def __init__(self, X, block=2048):
+        self.X, self.block = X, block
+
+    def __len__(self):
+        return self.X.shape[0]
+
+    def __iter__(self):
+        for start in range(0, self.X.shape[0], self.block):
+            yield from to_bow(self.X[start : start + self.block])
+
+
 class GensimTopicBackend:
     """Fit one gensim topic model with TopicModel's parameter names.
 
@@ -142,8 +161,8 @@ class GensimTopicBackend:
             self.model = self._fit_lsi_one_pass(X)
         else:
             # Nmf takes a terms x documents CSC matrix as it is (same topics as from the bag
-            # of words, without the conversion); LdaModel gets the bag of words.
-            corpus = sp.csc_matrix(X.T) if self.method == "nmf" else to_bow(X)
+            # of words, without the conversion); LdaModel gets the bag of words, streamed.
+            corpus = sp.csc_matrix(X.T) if self.method == "nmf" else BowStream(X)
             self.model = self.cls(corpus, id2word=FakeDict(self.n_terms), **self.kwargs)
         del self.rng
         self.n_iter_ = self.kwargs.get("power_iters" if self.method == "lsi" else "passes",
