@@ -7,7 +7,6 @@ the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's orde
 operations).
 """
 import gc
-from collections import namedtuple
 from contextlib import contextmanager
 from itertools import chain
 
@@ -31,13 +30,9 @@ from nlpfeat.text._assoc_measures import (
     canonical_measure,
     contingency,
 )
-from nlpfeat.text._cooccurrence import (
-    new_vocabulary,
-    pair_table,
-    split_keys,
-    token_ids,
-)
-from nlpfeat.text._documents import check_corpus_nonempty, check_token_types, iter_documents
+from nlpfeat.text._cooccurrence import token_ids
+from nlpfeat.text._documents import check_corpus_nonempty, iter_documents
+from nlpfeat.text._ngram_counts import NgramCounts, Table
 from nlpfeat.text._tokenize import get_stop_words
 from nlpfeat.text._vocabulary import string_order
 
@@ -48,9 +43,7 @@ MEASURES = MEASURE_NAMES
 _MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
 _MAX_TUPLE_KEY = 2**63  # id tuples with fewer combinations are keyed directly
 
-# The n-grams of one pass: their words (one int64 id array per position), raw counts
-# and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
-_Table = namedtuple("_Table", "terms grams counts marginals")
+_Table = Table
 
 
 def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
@@ -83,49 +76,6 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
     return assoc_scores(measure, np.asarray(n_ii, dtype=np.float64), (n_ix, n_xi), int(n_xx))
 
 
-def _token_ids(units, pad, lower, check_types):
-    """Term ids of a corpus with ``pad`` breaks (-1) after every document.
-
-    Returns ``(terms, ids, n_tokens)``. ``lower`` lowercases each distinct token once
-    (terms that lowercase alike merge); ``check_types`` checks that the tokens are
-    ``str`` through the distinct terms (see :func:`._documents.check_token_types`).
-    """
-    lengths = np.fromiter(map(len, units), np.int64, len(units))
-    n_tokens = int(lengths.sum())
-    vocab = new_vocabulary()
-    try:
-        flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
-                           n_tokens)
-    except TypeError:                # an unhashable token
-        if check_types or lower:
-            check_token_types(units, None)
-        raise
-    ids = np.full(n_tokens + pad * len(units), -1, dtype=np.int64)
-    is_token = np.ones(len(ids), dtype=bool)
-    after = np.cumsum(lengths) + pad * np.arange(len(units))     # each document's breaks
-    for k in range(pad):
-        is_token[after + k] = False
-    ids[is_token] = flat
-    words = list(vocab)
-    if check_types and not lower:
-        check_token_types(units, words)
-    if lower:                        # each distinct word once, not each token
-        merged = new_vocabulary()
-        remap = np.empty(len(words) + 1, dtype=np.int64)
-        try:                         # str.lower checks the types as it goes
-            remap[:-1] = np.fromiter(map(merged.__getitem__, map(str.lower, words)),
-                                     np.int64, len(words))
-        except TypeError:
-            check_token_types(units, words)
-            raise
-        remap[-1] = -1                           # breaks (id -1) stay breaks
-        ids = remap[ids]
-        words = list(merged)
-    terms = np.empty(len(words), dtype=object)
-    terms[:] = words
-    return terms, ids, n_tokens
-
-
 def _bigram_table(units, window, min_count=1, lower=False, check_types=False):
     """Pairs within ``window`` tokens inside documents, with nltk's marginals.
 
@@ -134,56 +84,7 @@ def _bigram_table(units, window, min_count=1, lower=False, check_types=False):
     counts are token counts, and the score sees the pair count over ``window - 1``.
     The pairs come sorted by (first id, second id).
     """
-    terms, ids, n_tokens = _token_ids(units, window - 1, lower, check_types)
-    keys, counts = pair_table(ids, window - 1)
-    frequent = counts >= min_count
-    first, second = split_keys(keys[frequent])
-    counts = counts[frequent]
-    freq = np.bincount(ids + 1, minlength=len(terms) + 1)[1:]
-    marginals = (counts / (window - 1.0), (freq[first], freq[second]), n_tokens)
-    return _Table(terms, (first, second), counts, marginals)
-
-
-def _tuple_keys(ids, offsets, n_terms):
-    """Keys ``((id[p + o0] * V + id[p + o1]) * V + ...)`` of the id tuples at ``p + offsets``
-    that hold no break, for ``V ** len(offsets) < 2**63``."""
-    n = len(ids) - offsets[-1]
-    keys = ids[offsets[0]:offsets[0] + n]
-    valid = keys >= 0
-    for o in offsets[1:]:
-        part = ids[o:o + n]
-        valid &= part >= 0
-        keys = keys * n_terms + part
-    return keys[valid]
-
-
-def _count_keys(keys):
-    """Sorted distinct keys and their counts."""
-    keys = np.sort(keys)
-    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    return keys[starts], np.diff(np.append(starts, len(keys)))
-
-
-def _codes(ids, offsets, n_terms, cache):
-    """(code per position, count per code) of the id tuples at ``p + offsets``, for
-    vocabularies too large for :func:`_tuple_keys`.
-
-    Position ``p`` gets code -1 when a tuple element is a break; codes number the
-    distinct tuples. A tuple's code extends the code of its prefix, so every key fits
-    in int64.
-    """
-    if offsets not in cache:
-        prefix, _ = _codes(ids, offsets[:-1], n_terms, cache)
-        last = offsets[-1]
-        n = len(ids) - last
-        left, right = prefix[:n], ids[last:]
-        valid = (left >= 0) & (right >= 0)
-        _, inverse, counts = np.unique(left[valid] * n_terms + right[valid],
-                                       return_inverse=True, return_counts=True)
-        codes = np.full(len(ids), -1, dtype=np.int64)
-        codes[np.flatnonzero(valid)] = inverse
-        cache[offsets] = codes, counts
-    return cache[offsets]
+    return NgramCounts(2, window, lower=lower).add(units).table(min_count)
 
 
 def _ngram_table(units, order, min_count, lower=False, check_types=False):
@@ -194,52 +95,8 @@ def _ngram_table(units, order, min_count, lower=False, check_types=False):
     each sub-tuple count (pairs, pairs with gaps, trigrams with a gap) counts every
     position inside a document where it fits.
     """
-    terms, ids, n_tokens = _token_ids(units, order - 1, lower, check_types)
-    n_terms = len(terms)
-    freq = np.bincount(ids + 1, minlength=n_terms + 1)[1:]
-    if n_terms**order < _MAX_TUPLE_KEY:   # direct keys: sorts, no inverse permutations
-        gram_keys, counts = _count_keys(_tuple_keys(ids, tuple(range(order)), n_terms))
-        frequent = counts >= min_count
-        gram_keys, counts = gram_keys[frequent], counts[frequent]
-        grams = []
-        for _ in range(order):
-            gram_keys, last = np.divmod(gram_keys, n_terms)
-            grams.append(last)
-        grams = tuple(reversed(grams))
-        tables = {}
-
-        def count(*positions):                 # the sub-tuple at these positions
-            offsets = tuple(p - positions[0] for p in positions)
-            if offsets not in tables:
-                tables[offsets] = _count_keys(_tuple_keys(ids, offsets, n_terms))
-            keys, sub_counts = tables[offsets]
-            key = grams[positions[0]]
-            for p in positions[1:]:
-                key = key * n_terms + grams[p]
-            return sub_counts[np.searchsorted(keys, key)]
-    else:
-        cache = {(0,): (ids, freq)}
-        codes, counts = _codes(ids, tuple(range(order)), n_terms, cache)
-        at = np.flatnonzero(codes >= 0)
-        rep = np.empty(len(counts), dtype=np.int64)
-        rep[codes[at]] = at                    # one position of each n-gram
-        rep, counts = rep[counts >= min_count], counts[counts >= min_count]
-        grams = tuple(ids[rep + k] for k in range(order))
-
-        def count(*positions):                 # the sub-tuple at these positions
-            shift = positions[0]
-            sub_codes, sub_counts = _codes(ids, tuple(p - shift for p in positions),
-                                           n_terms, cache)
-            return sub_counts[sub_codes[rep + shift]]
-
-    words = tuple(freq[g] for g in grams)
-    if order == 3:
-        marginals = (counts, (count(0, 1), count(0, 2), count(1, 2)), words, n_tokens)
-    else:
-        marginals = (counts, (count(0, 1, 2), count(0, 1, 3), count(0, 2, 3), count(1, 2, 3)),
-                     (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
-                      count(1, 2)), words, n_tokens)
-    return _Table(terms, grams, counts, marginals)
+    counts = NgramCounts(order, 2, lower=lower, max_key=_MAX_TUPLE_KEY)
+    return counts.add(units).table(min_count)
 
 
 def _select(table, keep):

@@ -1,0 +1,366 @@
+"""Mergeable n-gram and word counts for :class:`~nlpfeat.text.Collocations`.
+
+:class:`NgramCounts` holds what nltk's finders count: the word counts, the number of
+tokens, and one table per tuple shape (for bigrams the pairs within the window; for
+trigrams the trigrams, the adjacent pairs and the pairs with a gap; for quadgrams also
+the trigrams with a gap), every count kept, however small. It is fed whole documents a
+chunk at a time (:meth:`NgramCounts.add`), so no n-gram crosses a document boundary and
+only one chunk of token ids is held at a time; the chunk tables are merged as they come
+(a binary counter of sorted runs, so the merging costs ``O(T log chunks)``). All of it is
+integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
+(:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
+numbered in order of first appearance, which a merge in corpus order keeps.
+
+Term ids are mapped once per token (one dict lookup, in C); lowercasing (``lower=True``)
+runs once per distinct raw token, over all new tokens of a chunk in one ``str.lower``
+call.
+"""
+from collections import namedtuple
+from itertools import chain, islice
+
+import numpy as np
+
+from nlpfeat.text._cooccurrence import _merge, _reduce, new_vocabulary, pair_table, split_keys
+from nlpfeat.text._documents import check_document_tokens
+
+__all__ = ["NgramCounts", "Table", "lower_each", "sub_tuples"]
+
+#: Tuple shapes (positions in the n-gram) whose counts the marginals of an order need.
+_SHAPES = {
+    3: ((0, 1, 2), (0, 1), (0, 2)),
+    4: ((0, 1, 2, 3), (0, 1, 2), (0, 1, 3), (0, 2, 3), (0, 1), (0, 2), (0, 3)),
+}
+
+# The n-grams of a corpus: their words (one int64 id array per position), raw counts
+# and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
+Table = namedtuple("Table", "terms grams counts marginals")
+
+_SEPARATOR = "\x00"     # neither cased nor case-ignorable: str.lower sees word ends
+
+
+def lower_each(words):
+    """``[w.lower() for w in words]`` with one ``str.lower`` call over all of them.
+
+    The words are joined by NUL, which is neither cased nor case-ignorable, so the one
+    context-sensitive rule of ``str.lower`` (a final capital sigma) sees each word's own
+    ends; words holding a NUL are lowered one by one.
+
+    Raises TypeError if a word is not a ``str``.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._ngram_counts import lower_each
+    >>> lower_each(["New", "ΟΔΟΣ", "İ", "", "ΣΑ"])
+    ['new', 'οδος', 'i̇', '', 'σα']
+    """
+    joined = _SEPARATOR.join(words)
+    if joined.count(_SEPARATOR) != max(len(words) - 1, 0):
+        return [w.lower() for w in words]
+    return joined.lower().split(_SEPARATOR) if words else []
+
+
+def sub_tuples(order):
+    """The tuple shapes counted for n-grams of ``order`` (the n-gram's own first)."""
+    return _SHAPES[order]
+
+
+def _with_breaks(flat, lengths, pad):
+    """``flat`` with ``pad`` break ids (-1) after every document."""
+    ids = np.full(len(flat) + pad * len(lengths), -1, dtype=np.int64)
+    if pad == 0:
+        ids[:] = flat
+        return ids
+    is_token = np.ones(len(ids), dtype=bool)
+    after = np.cumsum(lengths) + pad * np.arange(len(lengths))    # each document's breaks
+    for k in range(pad):
+        is_token[after + k] = False
+    ids[is_token] = flat
+    return ids
+
+
+def _encode(cols, radix):
+    keys = cols[0]
+    for col in cols[1:]:
+        keys = keys * radix + col
+    return keys
+
+
+def _decode(keys, radix, width):
+    cols = []
+    for _ in range(width - 1):
+        keys, last = np.divmod(keys, radix)
+        cols.append(last)
+    cols.append(keys)
+    return cols[::-1]
+
+
+def _reduce_rows(cols, counts, radix, max_key):
+    """Distinct rows of the id columns ``cols``, sorted, and their summed ``counts``
+    (``None``: each row counts 1). Rows are packed into one int64 key when
+    ``radix ** width < max_key``, else sorted by ``np.lexsort``."""
+    width = len(cols)
+    if radix ** width < max_key:
+        keys, counts = _reduce(_encode(cols, radix), counts)
+        return _decode(keys, radix, width), counts
+    if not len(cols[0]):
+        return list(cols), np.zeros(0, np.int64)
+    order = np.lexsort(cols[::-1])
+    cols = [c[order] for c in cols]
+    new = np.zeros(len(order), dtype=bool)
+    new[0] = True
+    for c in cols:
+        new[1:] |= c[1:] != c[:-1]
+    starts = np.flatnonzero(new)
+    if counts is None:
+        counts = np.diff(np.append(starts, len(order)))
+    else:
+        counts = np.add.reduceat(counts[order], starts)
+    return [c[starts] for c in cols], counts
+
+
+def _lookup(table, query, radix, max_key):
+    """Counts of the rows ``query`` (each present) in the sorted table ``(cols, counts)``."""
+    cols, counts = table
+    if radix ** len(cols) < max_key:
+        return counts[np.searchsorted(_encode(cols, radix), _encode(query, radix))]
+    rows = np.concatenate([np.stack(cols, axis=1), np.stack(query, axis=1)])
+    _, inverse = np.unique(rows, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    by_code = np.zeros(len(rows), dtype=np.int64)
+    by_code[inverse[:len(counts)]] = counts
+    return by_code[inverse[len(counts):]]
+
+
+class NgramCounts:
+    """Word and n-gram counts of a corpus, added a chunk of documents at a time.
+
+    Parameters
+    ----------
+    order : {2, 3, 4}
+    window : int
+        Bigrams: the pairs (a, b) with b 1 .. ``window - 1`` tokens after a.
+    lower : bool, default=False
+        Lowercase the tokens (each distinct raw token once).
+    max_key : int, default=2**63
+        Tuples of ids are packed into one integer key below this, else sorted as rows.
+
+    Attributes
+    ----------
+    vocabulary : dict of str to int
+        Terms in order of first appearance.
+    n_tokens, n_documents : int
+
+    Examples
+    --------
+    >>> from nlpfeat.text._ngram_counts import NgramCounts
+    >>> a = NgramCounts(2, 2).add([["new", "york"], ["new", "york", "city"]])
+    >>> b = NgramCounts(2, 2).add([["york", "city"]])
+    >>> table = a.merge(b).table(min_count=2)
+    >>> [tuple(table.terms[g[i]] for g in table.grams) for i in range(len(table.counts))]
+    [('new', 'york'), ('york', 'city')]
+    >>> table.counts.tolist(), a.n_tokens, a.n_documents
+    ([2, 2], 7, 3)
+    """
+
+    def __init__(self, order, window, *, lower=False, max_key=2**63):
+        self.order = order
+        self.window = window
+        self.lower = lower
+        self.max_key = max_key
+        self.vocabulary = new_vocabulary()
+        self.n_tokens = 0
+        self.n_documents = 0
+        self._raw = new_vocabulary() if lower else None    # raw token -> raw id (a cache)
+        self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
+        self._freq = np.zeros(16, dtype=np.int64)
+        self._runs = {shape: [] for shape in self._shapes()}
+
+    def _shapes(self):
+        return ("window",) if self.order == 2 else _SHAPES[self.order]
+
+    @property
+    def n_terms(self):
+        return len(self.vocabulary)
+
+    @property
+    def _radix(self):           # every id is below it
+        return max(self.n_terms, 1)
+
+    @property
+    def freq(self):
+        """Token count of each term."""
+        return self._freq[:self.n_terms]
+
+    def _grow(self, name, size):
+        old = getattr(self, name)
+        if size > len(old):
+            new = np.zeros(max(size, len(old) * 3 // 2), dtype=old.dtype)
+            new[:len(old)] = old
+            setattr(self, name, new)
+
+    def _ids(self, units, n_tokens, start):
+        """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""
+        vocab = self._raw if self.lower else self.vocabulary
+        before = len(vocab)
+        try:
+            flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
+                               n_tokens)
+        except TypeError:                       # an unhashable token
+            _check_types(units, None, start)
+            raise
+        new = list(islice(reversed(vocab), len(vocab) - before))[::-1]
+        if not self.lower:
+            _check_types(units, new, start)
+            return flat
+        try:
+            lowered = lower_each(new)
+        except TypeError:
+            _check_types(units, new, start)
+            raise
+        self._grow("_remap", len(vocab))
+        self._remap[before:len(vocab)] = np.fromiter(
+            map(self.vocabulary.__getitem__, lowered), np.int64, len(lowered))
+        return self._remap[flat]
+
+    def add(self, units, start=0):
+        """Count the documents ``units`` (a list of token lists); returns ``self``.
+
+        ``start`` is the index of the first document, for error messages.
+        """
+        lengths = np.fromiter(map(len, units), np.int64, len(units))
+        n_tokens = int(lengths.sum())
+        flat = self._ids(units, n_tokens, start)
+        self._grow("_freq", self.n_terms)
+        if n_tokens:
+            self._freq[:self.n_terms] += np.bincount(flat, minlength=self.n_terms)
+        self.n_tokens += n_tokens
+        self.n_documents += len(units)
+        span = self.window if self.order == 2 else self.order
+        ids = _with_breaks(flat, lengths, span - 1)
+        del flat
+        for shape in self._shapes():
+            if shape == "window":
+                run = pair_table(ids, self.window - 1)
+            else:
+                n = len(ids) - shape[-1]
+                cols = [ids[p:p + n] for p in shape]
+                valid = cols[0] >= 0
+                for col in cols[1:]:
+                    valid &= col >= 0
+                run = _reduce_rows([c[valid] for c in cols], None, self._radix, self.max_key)
+            self._push(shape, run)
+        return self
+
+    def _merge_runs(self, shape, a, b):
+        if shape == "window":
+            return _merge(a, b)
+        cols = [np.concatenate(pair) for pair in zip(a[0], b[0])]
+        return _reduce_rows(cols, np.concatenate([a[1], b[1]]), self._radix, self.max_key)
+
+    def _push(self, shape, run):
+        """Add a sorted run; merge the last two while the older is not twice as long."""
+        runs = self._runs[shape]
+        runs.append(run)
+        while len(runs) > 1 and len(runs[-2][1]) <= 2 * len(runs[-1][1]):
+            last = runs.pop()
+            runs[-1] = self._merge_runs(shape, runs[-1], last)
+
+    def _table(self, shape):
+        """The merged sorted table of ``shape``: ``(keys or columns, counts)``."""
+        runs = self._runs[shape]
+        while len(runs) > 1:
+            last = runs.pop()
+            runs[-1] = self._merge_runs(shape, runs[-1], last)
+        if runs:
+            return runs[0]
+        if shape == "window":
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return [np.zeros(0, np.int64)] * len(shape), np.zeros(0, np.int64)
+
+    def merge(self, other):
+        """Add ``other``'s counts (its new terms are numbered after ours); returns ``self``."""
+        if (other.order, other.window) != (self.order, self.window):
+            raise ValueError(
+                f"Cannot merge the counts of order={other.order}, window_size="
+                f"{other.window} into counts of order={self.order}, window_size="
+                f"{self.window}.")
+        ids = np.fromiter(map(self.vocabulary.__getitem__, other.vocabulary), np.int64,
+                          other.n_terms)
+        self._grow("_freq", self.n_terms)
+        self._freq[ids] += other.freq
+        self.n_tokens += other.n_tokens
+        self.n_documents += other.n_documents
+        for shape in self._shapes():
+            table = other._table(shape)
+            if shape == "window":
+                first, second = split_keys(table[0])
+                keys = (ids[first] << 32) | ids[second]
+                run = _reduce(keys, table[1])
+            else:
+                run = _reduce_rows([ids[c] for c in table[0]], table[1], self._radix,
+                                   self.max_key)
+            self._push(shape, run)
+        return self
+
+    def table(self, min_count=1):
+        """The n-grams counted at least ``min_count`` times, with nltk's marginals."""
+        terms = np.empty(self.n_terms, dtype=object)
+        terms[:] = list(self.vocabulary)
+        freq = self.freq
+        if self.order == 2:
+            keys, counts = self._table("window")
+            frequent = counts >= min_count
+            grams = split_keys(keys[frequent])
+            counts = counts[frequent]
+            marginals = (counts / (self.window - 1.0), (freq[grams[0]], freq[grams[1]]),
+                         self.n_tokens)
+            return Table(terms, grams, counts, marginals)
+        shapes = _SHAPES[self.order]
+        cols, counts = self._table(shapes[0])
+        frequent = counts >= min_count
+        grams = tuple(c[frequent] for c in cols)
+        counts = counts[frequent]
+
+        def count(*positions):                 # the sub-tuple at these positions
+            shape = tuple(p - positions[0] for p in positions)
+            return _lookup(self._table(shape), [grams[p] for p in positions], self._radix,
+                           self.max_key)
+
+        words = tuple(freq[g] for g in grams)
+        if self.order == 3:
+            marginals = (counts, (count(0, 1), count(0, 2), count(1, 2)), words,
+                         self.n_tokens)
+        else:
+            marginals = (counts, (count(0, 1, 2), count(0, 1, 3), count(0, 2, 3),
+                                  count(1, 2, 3)),
+                         (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
+                          count(1, 2)), words, self.n_tokens)
+        return Table(terms, grams, counts, marginals)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["vocabulary"] = dict(self.vocabulary)
+        state["_raw"] = None if self._raw is None else dict(self._raw)
+        state["_runs"] = {shape: [self._table(shape)] for shape in self._shapes()}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.vocabulary = _growing(self.vocabulary)
+        if self._raw is not None:
+            self._raw = _growing(self._raw)
+
+
+def _growing(mapping):
+    vocabulary = new_vocabulary()
+    vocabulary.update(mapping)
+    return vocabulary
+
+
+def _check_types(units, distinct, start):
+    """TypeError naming the document (numbered from ``start``) of a token that is not a
+    str; ``distinct`` (the new distinct tokens, or None) is checked first."""
+    if distinct is not None and all(issubclass(kind, str) for kind in set(map(type, distinct))):
+        return
+    for i, doc in enumerate(units, start):
+        check_document_tokens(i, doc)
