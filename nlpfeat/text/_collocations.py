@@ -13,6 +13,7 @@ from itertools import chain
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -21,7 +22,11 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._analyzer import (
+    TEXT_PARAMETER_CONSTRAINTS,
+    TextMixin,
+    check_not_dataframe,
+)
 from nlpfeat.text._assoc_measures import (
     BIGRAM_ONLY,
     MEASURE_NAMES,
@@ -31,8 +36,10 @@ from nlpfeat.text._assoc_measures import (
     contingency,
 )
 from nlpfeat.text._cooccurrence import token_ids
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
 from nlpfeat.text._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._ngram_counts import NgramCounts, Table
+from nlpfeat.text._streaming import check_working_memory
 from nlpfeat.text._tokenize import get_stop_words
 from nlpfeat.text._vocabulary import string_order
 
@@ -74,17 +81,6 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
     """
     n_ix, n_xi = (np.asarray(a, dtype=np.int64) for a in (n_ix, n_xi))
     return assoc_scores(measure, np.asarray(n_ii, dtype=np.float64), (n_ix, n_xi), int(n_xx))
-
-
-def _bigram_table(units, window, min_count=1, lower=False, check_types=False):
-    """Pairs within ``window`` tokens inside documents, with nltk's marginals.
-
-    nltk's ``BigramCollocationFinder.from_words(words, window_size)``: a pair counts once
-    per position of the second word 1 .. window - 1 tokens after the first; the word
-    counts are token counts, and the score sees the pair count over ``window - 1``.
-    The pairs come sorted by (first id, second id).
-    """
-    return NgramCounts(2, window, lower=lower).add(units).table(min_count)
 
 
 def _ngram_table(units, order, min_count, lower=False, check_types=False):
@@ -258,6 +254,11 @@ def _join_ngrams(units, level, delimiter):
     return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
 
 
+def _count_partition(estimator, docs):
+    """The :class:`NgramCounts` of one partition of a dask bag (on a worker)."""
+    return estimator._count(map(strip_line_break, docs))
+
+
 def _word_mask(word_filter, terms):
     """True for the terms that ``word_filter`` removes (nltk's ``apply_word_filter``)."""
     if word_filter is None:
@@ -415,12 +416,14 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         "word_filter": [StrOptions({"english", "chinese"}), list, tuple, set, frozenset,
                         callable, None],
         "ngram_filter": [callable, None],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
                  delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
                  input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None):
+                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
+                 working_memory=None):
         self.measure = measure
         self.min_count = min_count
         self.threshold = threshold
@@ -438,6 +441,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self.token_pattern = token_pattern
         self.stemmer = stemmer
         self.stop_words = stop_words
+        self.working_memory = working_memory
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -445,8 +449,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``)
-            Read once: a generator works.
+        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
+            Read once, a chunk of documents at a time (see "Streaming" in the Notes): a
+            generator or a :class:`nlpfeat.datasets.Corpus` works.
         y : None
             Ignored.
 
@@ -455,17 +460,56 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self : Collocations
         """
         self._check_combination()
-        # Token lists used as they are, or lowercased through the vocabulary (each
-        # distinct word once) when lowercasing is the only change and no merging pass
-        # rewrites the text; the first pass checks the tokens through its vocabulary.
-        lower = (self.lowercase and self.input == "tokens" and not self.stop_words
-                 and self.stemmer is None and (self.order > 2 or self.max_len == 2))
-        if lower:
-            units = self._read_raw(X)
-        else:
+        if not self._one_pass():
+            if is_dask_bag(X):
+                raise ValueError(self._not_additive("a dask bag"))
             units = self._token_lists(X, check_tokens=False, copy=False)
+            self.__dict__.pop("_counts", None)
+            with _gc_paused():
+                self._fit_passes(units)
+            return self
+        counts = self._count(X)
+        check_corpus_nonempty(counts.n_documents)
+        self._counts = counts
         with _gc_paused():
-            self._fit_units(units, lower)
+            self._fit_counts(counts)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the n-grams of the documents ``X`` to the counts, then score all of them.
+
+        The counts are sums, so ``fit(X)`` equals ``partial_fit`` over any split of ``X``
+        into batches of whole documents (the same counts, bit for bit, and so the same
+        scores and phrases). A batch that fails (the error names the document) changes
+        nothing.
+
+        Parameters
+        ----------
+        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : Collocations
+        """
+        self._check_combination()
+        if not self._one_pass():
+            raise ValueError(self._not_additive("partial_fit"))
+        batch = self._count(X)
+        if hasattr(self, "_counts"):
+            if self._counts.lower != batch.lower:
+                raise ValueError("The text options changed since the first partial_fit "
+                                 "(lowercase, input, stop_words or stemmer): call fit to "
+                                 "start again.")
+            counts = self._counts.merge(batch)
+        else:
+            check_corpus_nonempty(batch.n_documents)
+            counts = batch
+        self._counts = counts
+        with _gc_paused():
+            self._fit_counts(counts)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -473,7 +517,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         """Learn the phrases of ``X`` and return ``X`` with them joined.
 
         ``X`` is read once (a generator works): the same token lists are counted and
-        rewritten.
+        rewritten, so they are held in memory, as the output is.
 
         Parameters
         ----------
@@ -486,9 +530,21 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         tokens : list of list of str
         """
         self._check_combination()
+        if is_dask_bag(X):
+            raise TypeError("fit_transform of a dask bag would return every document's "
+                            "tokens: call fit(bag), then map transform over the bag's "
+                            "partitions (bag.map_partitions(model.transform)).")
         units = self._token_lists(X)                  # new lists, read once
-        with _gc_paused():
-            self._fit_units(units, False)
+        if self._one_pass():
+            counts = self._count_lists(units, self._new_counts(lower=False))
+            check_corpus_nonempty(counts.n_documents)
+            self._counts = counts
+            with _gc_paused():
+                self._fit_counts(counts)
+        else:
+            self.__dict__.pop("_counts", None)
+            with _gc_paused():
+                self._fit_passes(units)
         return self._rewrite(units)
 
     def transform(self, X):
@@ -513,12 +569,76 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             units = join(units, level, self.delimiter)
         return units
 
-    @staticmethod
-    def _read_raw(X):
-        """The documents' own token lists (read once), unchecked and unchanged."""
-        if type(X) is list and all(type(doc) is list for doc in X):
-            return X                 # the common case, without a check per document
-        return list(iter_documents(X, "tokens", check_tokens=False))
+    def _one_pass(self):
+        """Whether one counting pass decides everything (else ``max_len > 2`` bigram
+        passes rewrite the text between passes)."""
+        return self.order > 2 or self.max_len == 2
+
+    def _not_additive(self, what):
+        return (f"{what} needs counts that add up; with max_len={self.max_len} each "
+                f"bigram pass counts the text rewritten by the previous passes' phrases, "
+                f"which depend on the whole corpus. Use max_len=2 (or order=3 or 4), or "
+                f"fit a list or a re-iterable corpus in memory.")
+
+    def _lower_tokens(self):
+        """Whether the only change to token lists is lowercasing, done by the counts once
+        per distinct token (the documents' own lists are read unchanged)."""
+        return (self.lowercase and self.input == "tokens" and not self.stop_words
+                and self.stemmer is None)
+
+    def _new_counts(self, lower=None):
+        lower = self._lower_tokens() if lower is None else lower
+        return NgramCounts(self.order, self.window_size, lower=lower,
+                           max_key=_MAX_TUPLE_KEY)
+
+    def _chunk_tokens(self):
+        """Tokens counted per chunk so that the chunk's temporaries fit ``working_memory``:
+        the token ids, pair keys (one per offset of the window) and their sort for
+        bigrams, the id columns and keys of each sub-tuple for n-grams."""
+        check_working_memory(self.working_memory)
+        per_token = (48 + 16 * (self.window_size - 1) if self.order == 2
+                     else 48 + 24 * self.order)
+        return chunk_n_rows(per_token, 1 << 62, self.working_memory)
+
+    def _count(self, X):
+        """The :class:`NgramCounts` of ``X``, streamed a chunk at a time (or a dask bag's,
+        counted per partition on the workers and merged by a tree reduction)."""
+        if is_dask_bag(X):
+            return bag_term_counts(self, X, _count_partition)
+        counts = self._new_counts()
+        check_not_dataframe(X)
+        if counts.lower or self._token_fn() is list:       # the documents' own lists
+            if type(X) is list and all(type(doc) is list for doc in X):
+                return self._count_lists(X, counts)
+            docs = iter_documents(X, "tokens", check_tokens=False)
+        else:
+            tokens = self._token_fn()
+            docs = map(tokens, iter_documents(X, self.input, self.encoding,
+                                              self.decode_error))
+        limit = self._chunk_tokens()
+        units, size, start = [], 0, 0
+        for doc in docs:
+            units.append(doc)
+            size += len(doc)
+            if size >= limit:
+                counts.add(units, start)
+                start += len(units)
+                units, size = [], 0
+        if units:
+            counts.add(units, start)
+        return counts
+
+    def _count_lists(self, units, counts):
+        """Count a list of token lists into ``counts``, a chunk of documents at a time."""
+        limit = self._chunk_tokens()
+        ends = np.cumsum(np.fromiter(map(len, units), np.int64, len(units)))
+        start = 0
+        while start < len(units):
+            done = ends[start - 1] if start else 0
+            stop = max(int(np.searchsorted(ends, done + limit, side="left")) + 1, start + 1)
+            counts.add(units[start:stop] if start or stop < len(units) else units, start)
+            start = stop
+        return counts
 
     def _check_combination(self):
         """The checks between parameters that ``_parameter_constraints`` cannot express."""
@@ -535,22 +655,33 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"max_len={self.max_len} grows phrases by bigram passes; with "
                              f"order={self.order} leave max_len=2.")
 
-    def _fit_units(self, units, lower):
-        check_corpus_nonempty(len(units))
+    def _fit_counts(self, counts):
+        """Score the n-grams of ``counts`` (one pass): sets ``scores_`` and ``levels_``."""
+        table = counts.table(self.min_count)
+        self.levels_, self.scores_ = [], []
         if self.order > 2:
-            table = _ngram_table(units, self.order, self.min_count, lower, check_types=True)
             level = self._score_ngrams(table)
-            self.levels_, self.scores_ = [], []
             if level is not None:
                 candidates, scores, grams = level
                 self.scores_ = list(zip(candidates, scores.tolist()))
                 if len(grams):
                     self.levels_.append((table.terms, grams))
             return
+        level = self._score_level(table, {})
+        if level is not None:
+            candidates, scores, terms, _, _, passed, keys = level
+            if passed.size:
+                self.levels_.append((terms, keys))
+            self.scores_ = _ranked([(candidates, scores)])
+
+    def _fit_passes(self, units):
+        """``max_len > 2``: bigram passes, each over the text rewritten by the previous."""
+        check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []
         for step in range(self.max_len - 1):       # one merging pass per extra token
-            level = self._score_level(units, spans, step == 0 and lower, check_types=step == 0)
+            counts = self._count_lists(units, self._new_counts(lower=False))
+            level = self._score_level(counts.table(self.min_count), spans)
             if level is None:
                 break
             candidates, scores, terms, first, second, passed, keys = level
@@ -626,9 +757,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             grams = grams[scores > self.threshold]
         return candidates, scores, grams
 
-    def _score_level(self, units, spans, lower, check_types=False):
-        """Score one bigram pass over ``units``; None when no pair is a candidate."""
-        table = _bigram_table(units, self.window_size, self.min_count, lower, check_types)
+    def _score_level(self, table, spans):
+        """Score the pairs of one bigram pass; None when no pair is a candidate."""
         table = self._filter(table, spans)
         if table is None:
             return None
@@ -639,7 +769,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         lefts, rights = terms[first].tolist(), terms[second].tolist()
         if spans:
             candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
-        elif self.max_len == 2:         # one pass: scores_ consumes the pairs once
+        elif not spans and self.max_len == 2:   # one pass: scores_ consumes the pairs once
             candidates = zip(lefts, rights)
         else:
             candidates = list(zip(lefts, rights))

@@ -11,19 +11,24 @@ integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask
 (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
-Term ids are mapped once per token (one dict lookup, in C); lowercasing (``lower=True``)
-runs once per distinct raw token, over all new tokens of a chunk in one ``str.lower``
-call.
+Tokens are mapped to term ids by one dict lookup per token (in C); lowercasing
+(``lower=True``) runs once per distinct raw token, whose term id is then cached.
 """
 from collections import namedtuple
 from itertools import chain, islice
 
 import numpy as np
 
-from nlpfeat.text._cooccurrence import _merge, _reduce, new_vocabulary, pair_table, split_keys
+from nlpfeat.text._cooccurrence import (
+    _merge,
+    _reduce,
+    new_vocabulary,
+    pair_table,
+    split_keys,
+)
 from nlpfeat.text._documents import check_document_tokens
 
-__all__ = ["NgramCounts", "Table", "lower_each", "sub_tuples"]
+__all__ = ["NgramCounts", "Table", "sub_tuples"]
 
 #: Tuple shapes (positions in the n-gram) whose counts the marginals of an order need.
 _SHAPES = {
@@ -34,30 +39,6 @@ _SHAPES = {
 # The n-grams of a corpus: their words (one int64 id array per position), raw counts
 # and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
 Table = namedtuple("Table", "terms grams counts marginals")
-
-_SEPARATOR = "\x00"     # neither cased nor case-ignorable: str.lower sees word ends
-
-
-def lower_each(words):
-    """``[w.lower() for w in words]`` with one ``str.lower`` call over all of them.
-
-    The words are joined by NUL, which is neither cased nor case-ignorable, so the one
-    context-sensitive rule of ``str.lower`` (a final capital sigma) sees each word's own
-    ends; words holding a NUL are lowered one by one.
-
-    Raises TypeError if a word is not a ``str``.
-
-    Examples
-    --------
-    >>> from nlpfeat.text._ngram_counts import lower_each
-    >>> lower_each(["New", "ΟΔΟΣ", "İ", "", "ΣΑ"])
-    ['new', 'οδος', 'i̇', '', 'σα']
-    """
-    joined = _SEPARATOR.join(words)
-    if joined.count(_SEPARATOR) != max(len(words) - 1, 0):
-        return [w.lower() for w in words]
-    return joined.lower().split(_SEPARATOR) if words else []
-
 
 def sub_tuples(order):
     """The tuple shapes counted for n-grams of ``order`` (the n-gram's own first)."""
@@ -76,6 +57,28 @@ def _with_breaks(flat, lengths, pad):
         is_token[after + k] = False
     ids[is_token] = flat
     return ids
+
+
+def _adjacent_pairs(flat, lengths, n_terms):
+    """Sorted distinct keys ``a << 32 | b`` of the adjacent pairs inside documents, and
+    their counts (the table of :func:`~nlpfeat.text._cooccurrence.pair_table` with
+    ``window=1``, without the break ids)."""
+    if len(flat) < 2:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    narrow = n_terms <= 1 << 16        # a pair fits 32 bits, which sort about twice as fast
+    ids = flat.astype(np.uint32) if narrow else flat
+    keys = (ids[:-1] << (16 if narrow else 32)) | ids[1:]
+    ends = np.cumsum(lengths[:-1]) - 1               # last token of each document but one
+    ends = ends[(ends >= 0) & (ends < len(keys))]
+    if len(ends):
+        keep = np.ones(len(keys), dtype=bool)
+        keep[ends] = False
+        keys = keys[keep]
+    keys, counts = _reduce(keys, None)
+    if narrow:
+        wide = keys.astype(np.int64)
+        keys = ((wide >> 16) << 32) | (wide & 0xFFFF)
+    return keys, counts
 
 
 def _encode(cols, radix):
@@ -203,24 +206,24 @@ class NgramCounts:
         vocab = self._raw if self.lower else self.vocabulary
         before = len(vocab)
         try:
-            flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
-                               n_tokens)
+            ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
+                              n_tokens)
         except TypeError:                       # an unhashable token
             _check_types(units, None, start)
             raise
         new = list(islice(reversed(vocab), len(vocab) - before))[::-1]
         if not self.lower:
             _check_types(units, new, start)
-            return flat
+            return ids
         try:
-            lowered = lower_each(new)
+            lowered = list(map(str.lower, new))
         except TypeError:
             _check_types(units, new, start)
             raise
+        terms = np.fromiter(map(self.vocabulary.__getitem__, lowered), np.int64, len(new))
         self._grow("_remap", len(vocab))
-        self._remap[before:len(vocab)] = np.fromiter(
-            map(self.vocabulary.__getitem__, lowered), np.int64, len(lowered))
-        return self._remap[flat]
+        self._remap[before:len(vocab)] = terms
+        return self._remap[ids]
 
     def add(self, units, start=0):
         """Count the documents ``units`` (a list of token lists); returns ``self``.
@@ -235,6 +238,9 @@ class NgramCounts:
             self._freq[:self.n_terms] += np.bincount(flat, minlength=self.n_terms)
         self.n_tokens += n_tokens
         self.n_documents += len(units)
+        if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
+            self._push("window", _adjacent_pairs(flat, lengths, self.n_terms))
+            return self
         span = self.window if self.order == 2 else self.order
         ids = _with_breaks(flat, lengths, span - 1)
         del flat
