@@ -41,7 +41,7 @@ from nlpfeat.text._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._ngram_counts import NgramCounts, Table
 from nlpfeat.text._streaming import check_working_memory
 from nlpfeat.text._tokenize import get_stop_words
-from nlpfeat.text._vocabulary import string_order
+from nlpfeat.text._vocabulary import document_error, string_order
 
 __all__ = ["Collocations", "bigram_scores", "MEASURES"]
 
@@ -607,22 +607,27 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return bag_term_counts(self, X, _count_partition)
         counts = self._new_counts()
         check_not_dataframe(X)
+        tokens = None
         if counts.lower or self._token_fn() is list:       # the documents' own lists
             if type(X) is list and all(type(doc) is list for doc in X):
                 return self._count_lists(X, counts)
             docs = iter_documents(X, "tokens", check_tokens=False)
         else:
             tokens = self._token_fn()
-            docs = map(tokens, iter_documents(X, self.input, self.encoding,
-                                              self.decode_error))
+            docs = iter_documents(X, self.input, self.encoding, self.decode_error)
         limit = self._chunk_tokens()
         units, size, start = [], 0, 0
-        for doc in docs:
+        for i, doc in enumerate(docs):
+            if tokens is not None:
+                try:
+                    doc = tokens(doc)
+                except Exception as exc:
+                    raise document_error(exc, i) from exc
             units.append(doc)
             size += len(doc)
             if size >= limit:
                 counts.add(units, start)
-                start += len(units)
+                start = i + 1
                 units, size = [], 0
         if units:
             counts.add(units, start)
