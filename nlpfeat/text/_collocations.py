@@ -2,9 +2,10 @@
 
 Counting and scoring run on token-id arrays: bigram counts are the unique keys
 ``id[i] << 32 | id[i + k]`` inside documents (k < ``window_size``), trigram and quadgram
-counts the unique codes of id tuples, and every measure is one vectorised formula over
-the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's order of
-operations).
+counts the distinct rows of id tuples, all kept in mergeable tables that are fed a chunk
+of documents at a time (:mod:`._ngram_counts`), and every measure is one vectorised
+formula over the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's
+order of operations).
 """
 import gc
 from contextlib import contextmanager
@@ -289,7 +290,8 @@ def _check_table(measure, table, candidates_of):
 class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
 
-    ``fit`` counts n-grams inside each document (never across two documents), scores
+    ``fit`` counts n-grams inside each document (never across two documents), streaming
+    the corpus in chunks within ``working_memory``, scores
     every n-gram seen at least ``min_count`` times, and keeps those scoring above
     ``threshold`` as phrases; with bigrams, ``max_len > 2`` repeats the pass on the
     rewritten text, so phrases grow by merging (``new_york`` + ``city``). ``transform``
@@ -338,6 +340,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         another ``Collocations`` or of a user's tokenizer).
     encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+    working_memory : float or None, default=None
+        MiB of temporary memory per chunk of documents counted (see "Streaming" in the
+        Notes); None: scikit-learn's ``working_memory`` if set, else 4 MiB.
 
     Attributes
     ----------
@@ -377,6 +382,22 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     returns a meaningless number; here ``fit`` raises a ValueError naming the n-gram.
     The other measures use the counts alone and are finite on every corpus.
 
+    **Streaming.** ``fit`` reads ``X`` once, whole documents a chunk at a time (about
+    ``working_memory`` MiB of token ids, pair keys and sorts per chunk), and adds each
+    chunk's word and n-gram counts to count tables that hold every n-gram seen, however
+    rare (``min_count`` applies to the totals). Peak memory is the budget plus these
+    tables, whatever the size of the corpus: a list, a generator or a
+    :class:`nlpfeat.datasets.Corpus` on disk. Documents are never split or merged, so no
+    n-gram crosses a document boundary (a single document larger than the budget is
+    counted as one chunk). The counts are sums: ``partial_fit`` adds a batch of documents
+    and rescores, and ``fit`` on a corpus equals ``partial_fit`` over any split of it,
+    bit for bit. A ``dask.bag.Bag`` of documents (``pip install "nlpfeat[dask]"``) is
+    counted per partition on the workers and the counts merged by a tree reduction; the
+    fitted estimator equals the single-machine fit, bit for bit. ``max_len > 2`` counts
+    the text rewritten by the phrases of the whole corpus, pass after pass, which does
+    not add up: it is fitted in memory, and ``partial_fit`` and dask bags refuse it.
+    ``fit_transform`` holds its documents, as its output does.
+
     References
     ----------
     .. [1] C. Manning and H. Schuetze, "Foundations of Statistical Natural Language
@@ -400,6 +421,12 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     [(('love', 'new', 'york'), 15.774), (('new', 'york', 'city'), 15.774)]
     >>> tri.transform([["new", "york", "city", "hall"]])
     [['new_york_city', 'hall']]
+
+    Batches add up to the whole corpus:
+
+    >>> batches = Collocations(measure="npmi", min_count=2, input="tokens")
+    >>> batches.partial_fit(docs[:2]).partial_fit(docs[2:]).scores_ == coll.scores_
+    True
     """
 
     _parameter_constraints = {
