@@ -15,7 +15,7 @@ Tokens are mapped to term ids by one dict lookup per token (in C); lowercasing
 (``lower=True``) runs once per distinct raw token, whose term id is then cached.
 """
 from collections import namedtuple
-from itertools import chain, islice
+from itertools import chain, count, islice
 
 import numpy as np
 
@@ -174,6 +174,7 @@ class NgramCounts:
         self.n_tokens = 0
         self.n_documents = 0
         self._raw = new_vocabulary() if lower else None    # raw token -> raw id (a cache)
+        self._slots = 0                                    # ids used, with lower=True
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
         self._freq = np.zeros(16, dtype=np.int64)
         self._runs = {shape: [] for shape in self._shapes()}
@@ -186,13 +187,19 @@ class NgramCounts:
         return len(self.vocabulary)
 
     @property
+    def n_slots(self):
+        """Ids in use: every term's id is below it. Lowercasing leaves unused ids where
+        raw tokens lowercase to a term already seen (no renumbering per chunk)."""
+        return self._slots if self.lower else len(self.vocabulary)
+
+    @property
     def _radix(self):           # every id is below it
-        return max(self.n_terms, 1)
+        return max(self.n_slots, 1)
 
     @property
     def freq(self):
         """Token count of each term."""
-        return self._freq[:self.n_terms]
+        return self._freq[:self.n_slots]
 
     def _grow(self, name, size):
         old = getattr(self, name)
@@ -220,7 +227,11 @@ class NgramCounts:
         except TypeError:
             _check_types(units, new, start)
             raise
-        terms = np.fromiter(map(self.vocabulary.__getitem__, lowered), np.int64, len(new))
+        # a new term takes the id of its first raw form (a term seen before leaves that
+        # id unused): one dict.setdefault per distinct raw token, no renumbering
+        terms = np.fromiter(map(self.vocabulary.setdefault, lowered, count(self._slots)),
+                            np.int64, len(new))
+        self._slots += len(new)
         self._grow("_remap", len(vocab))
         self._remap[before:len(vocab)] = terms
         return self._remap[ids]
@@ -233,13 +244,14 @@ class NgramCounts:
         lengths = np.fromiter(map(len, units), np.int64, len(units))
         n_tokens = int(lengths.sum())
         flat = self._ids(units, n_tokens, start)
-        self._grow("_freq", self.n_terms)
+        n_slots = self.n_slots
+        self._grow("_freq", n_slots)
         if n_tokens:
-            self._freq[:self.n_terms] += np.bincount(flat, minlength=self.n_terms)
+            self._freq[:n_slots] += np.bincount(flat, minlength=n_slots)
         self.n_tokens += n_tokens
         self.n_documents += len(units)
         if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
-            self._push("window", _adjacent_pairs(flat, lengths, self.n_terms))
+            self._push("window", _adjacent_pairs(flat, lengths, n_slots))
             return self
         span = self.window if self.order == 2 else self.order
         ids = _with_breaks(flat, lengths, span - 1)
@@ -285,15 +297,23 @@ class NgramCounts:
 
     def merge(self, other):
         """Add ``other``'s counts (its new terms are numbered after ours); returns ``self``."""
-        if (other.order, other.window) != (self.order, self.window):
+        if (other.order, other.window, other.lower) != (self.order, self.window, self.lower):
             raise ValueError(
                 f"Cannot merge the counts of order={other.order}, window_size="
-                f"{other.window} into counts of order={self.order}, window_size="
-                f"{self.window}.")
-        ids = np.fromiter(map(self.vocabulary.__getitem__, other.vocabulary), np.int64,
-                          other.n_terms)
-        self._grow("_freq", self.n_terms)
-        self._freq[ids] += other.freq
+                f"{other.window}, lower={other.lower} into counts of order={self.order}, "
+                f"window_size={self.window}, lower={self.lower}.")
+        slots = np.fromiter(other.vocabulary.values(), np.int64, other.n_terms)
+        if self.lower:
+            mapped = np.fromiter(map(self.vocabulary.setdefault, other.vocabulary,
+                                     count(self._slots)), np.int64, other.n_terms)
+            self._slots += other.n_terms
+        else:
+            mapped = np.fromiter(map(self.vocabulary.__getitem__, other.vocabulary),
+                                 np.int64, other.n_terms)
+        ids = np.zeros(other.n_slots, dtype=np.int64)       # other's id -> ours
+        ids[slots] = mapped
+        self._grow("_freq", self.n_slots)
+        self._freq[mapped] += other._freq[slots]
         self.n_tokens += other.n_tokens
         self.n_documents += other.n_documents
         for shape in self._shapes():
@@ -309,9 +329,11 @@ class NgramCounts:
         return self
 
     def table(self, min_count=1):
-        """The n-grams counted at least ``min_count`` times, with nltk's marginals."""
-        terms = np.empty(self.n_terms, dtype=object)
-        terms[:] = list(self.vocabulary)
+        """The n-grams counted at least ``min_count`` times, with nltk's marginals, in
+        term ids ``0 .. n_terms - 1`` (in the order of their ids here)."""
+        terms = np.empty(self.n_slots, dtype=object)
+        slots = np.fromiter(self.vocabulary.values(), np.int64, self.n_terms)
+        terms[slots] = list(self.vocabulary)
         freq = self.freq
         if self.order == 2:
             keys, counts = self._table("window")
@@ -320,7 +342,7 @@ class NgramCounts:
             counts = counts[frequent]
             marginals = (counts / (self.window - 1.0), (freq[grams[0]], freq[grams[1]]),
                          self.n_tokens)
-            return Table(terms, grams, counts, marginals)
+            return self._dense(Table(terms, grams, counts, marginals), slots)
         shapes = _SHAPES[self.order]
         cols, counts = self._table(shapes[0])
         frequent = counts >= min_count
@@ -341,7 +363,18 @@ class NgramCounts:
                                   count(1, 2, 3)),
                          (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
                           count(1, 2)), words, self.n_tokens)
-        return Table(terms, grams, counts, marginals)
+        return self._dense(Table(terms, grams, counts, marginals), slots)
+
+    def _dense(self, table, slots):
+        """``table`` with its ids renumbered ``0 .. n_terms - 1`` where ids are unused
+        (the order, and so the sort of the n-grams, is kept)."""
+        if len(slots) == self.n_slots:
+            return table
+        used = np.sort(slots)
+        dense = np.zeros(self.n_slots, dtype=np.int64)
+        dense[used] = np.arange(len(used))
+        return table._replace(terms=table.terms[used],
+                              grams=tuple(dense[g] for g in table.grams))
 
     def __getstate__(self):
         state = self.__dict__.copy()
