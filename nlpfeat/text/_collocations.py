@@ -396,7 +396,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     fitted estimator equals the single-machine fit, bit for bit. ``max_len > 2`` counts
     the text rewritten by the phrases of the whole corpus, pass after pass, which does
     not add up: it is fitted in memory, and ``partial_fit`` and dask bags refuse it.
-    ``fit_transform`` holds its documents, as its output does.
+    ``fit_transform`` holds its documents, as its output does. The count tables are kept
+    with the fitted estimator (``partial_fit`` adds to them) and pickled with it.
 
     References
     ----------
