@@ -81,6 +81,25 @@ def _adjacent_pairs(flat, lengths, n_terms):
     return keys, counts
 
 
+# Tuples of 2, 3 or 4 ids are packed into one int64 key with fixed fields while every id
+# fits its field, so that keys keep their meaning from chunk to chunk: (bits, ids below)
+_PACK = {2: (32, 2**31), 3: (21, 2**21), 4: (16, 2**16)}
+
+
+def _pack(cols):
+    bits = _PACK[len(cols)][0]
+    keys = cols[0]
+    for col in cols[1:]:
+        keys = (keys << bits) | col
+    return keys
+
+
+def _unpack(keys, width):
+    bits = _PACK[width][0]
+    mask = (1 << bits) - 1
+    return [(keys >> (bits * (width - 1 - k))) & mask for k in range(width)]
+
+
 def _encode(cols, radix):
     keys = cols[0]
     for col in cols[1:]:
@@ -178,6 +197,9 @@ class NgramCounts:
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
         self._freq = np.zeros(16, dtype=np.int64)
         self._runs = {shape: [] for shape in self._shapes()}
+        # tuple tables kept as packed keys (else as id columns, sorted as rows)
+        self._packed = {shape: max_key >= 2**63 for shape in self._shapes()
+                        if shape != "window"}
 
     def _shapes(self):
         return ("window",) if self.order == 2 else _SHAPES[self.order]
@@ -256,6 +278,7 @@ class NgramCounts:
         span = self.window if self.order == 2 else self.order
         ids = _with_breaks(flat, lengths, span - 1)
         del flat
+        self._check_packing()
         for shape in self._shapes():
             if shape == "window":
                 run = pair_table(ids, self.window - 1)
@@ -265,35 +288,66 @@ class NgramCounts:
                 valid = cols[0] >= 0
                 for col in cols[1:]:
                     valid &= col >= 0
-                run = _reduce_rows([c[valid] for c in cols], None, self._radix, self.max_key)
+                run = self._count_rows(shape, [c[valid] for c in cols], None)
             self._push(shape, run)
         return self
 
-    def _merge_runs(self, shape, a, b):
-        if shape == "window":
-            return _merge(a, b)
-        cols = [np.concatenate(pair) for pair in zip(a[0], b[0])]
-        return _reduce_rows(cols, np.concatenate([a[1], b[1]]), self._radix, self.max_key)
+    def _check_packing(self):
+        """Unpack the tables whose ids no longer fit the fields of a packed key."""
+        for shape, packed in self._packed.items():
+            if packed and self.n_slots > _PACK[len(shape)][1]:
+                self._runs[shape] = [((_unpack(keys, len(shape)), counts), weight)
+                                     for (keys, counts), weight in self._runs[shape]]
+                self._packed[shape] = False
 
-    def _push(self, shape, run):
-        """Add a sorted run; merge the last two while the older is not twice as long."""
+    def _count_rows(self, shape, cols, counts):
+        """The sorted table of the rows ``cols`` (weighted by ``counts``, or 1 each)."""
+        if self._packed[shape]:
+            return _reduce(_pack(cols), counts)
+        return _reduce_rows(cols, counts, self._radix, self.max_key)
+
+    def _rows(self, shape):
+        """The merged table of ``shape`` as id columns and counts."""
+        table, counts = self._table(shape)
+        return (_unpack(table, len(shape)) if self._packed[shape] else table), counts
+
+    def _merge_runs(self, shape, a, b):
+        if shape == "window" or self._packed[shape]:
+            return _merge(a, b)
+        radix = self._radix
+        if radix ** len(shape) < self.max_key:   # keys keep the rows' order: a linear merge
+            keys, counts = _merge((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
+            return _decode(keys, radix, len(shape)), counts
+        cols = [np.concatenate(pair) for pair in zip(a[0], b[0])]
+        return _reduce_rows(cols, np.concatenate([a[1], b[1]]), radix, self.max_key)
+
+    def _push(self, shape, run, weight=1):
+        """Add a sorted run counting ``weight`` chunks; merge the last two runs while the
+        older counts no more chunks (a binary counter: each chunk's counts are merged
+        about log2(chunks) times, however much the runs overlap)."""
         runs = self._runs[shape]
-        runs.append(run)
-        while len(runs) > 1 and len(runs[-2][1]) <= 2 * len(runs[-1][1]):
-            last = runs.pop()
-            runs[-1] = self._merge_runs(shape, runs[-1], last)
+        runs.append((run, weight))
+        while len(runs) > 1 and runs[-2][1] <= runs[-1][1]:
+            self._merge_last(shape)
+
+    def _merge_last(self, shape):
+        runs = self._runs[shape]
+        (last, w_last), (prev, w_prev) = runs.pop(), runs.pop()
+        runs.append((self._merge_runs(shape, prev, last), w_prev + w_last))
 
     def _table(self, shape):
         """The merged sorted table of ``shape``: ``(keys or columns, counts)``."""
         runs = self._runs[shape]
         while len(runs) > 1:
-            last = runs.pop()
-            runs[-1] = self._merge_runs(shape, runs[-1], last)
+            self._merge_last(shape)
         if runs:
-            return runs[0]
-        if shape == "window":
+            return runs[0][0]
+        if shape == "window" or self._packed[shape]:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         return [np.zeros(0, np.int64)] * len(shape), np.zeros(0, np.int64)
+
+    def _weight(self, shape):
+        return sum(weight for _, weight in self._runs[shape])
 
     def merge(self, other):
         """Add ``other``'s counts (its new terms are numbered after ours); returns ``self``."""
@@ -316,16 +370,17 @@ class NgramCounts:
         self._freq[mapped] += other._freq[slots]
         self.n_tokens += other.n_tokens
         self.n_documents += other.n_documents
+        self._check_packing()
         for shape in self._shapes():
-            table = other._table(shape)
+            weight = max(other._weight(shape), 1)
             if shape == "window":
-                first, second = split_keys(table[0])
-                keys = (ids[first] << 32) | ids[second]
-                run = _reduce(keys, table[1])
+                keys, counts = other._table(shape)
+                first, second = split_keys(keys)
+                run = _reduce((ids[first] << 32) | ids[second], counts)
             else:
-                run = _reduce_rows([ids[c] for c in table[0]], table[1], self._radix,
-                                   self.max_key)
-            self._push(shape, run)
+                cols, counts = other._rows(shape)
+                run = self._count_rows(shape, [ids[c] for c in cols], counts)
+            self._push(shape, run, weight)
         return self
 
     def table(self, min_count=1):
@@ -344,15 +399,18 @@ class NgramCounts:
                          self.n_tokens)
             return self._dense(Table(terms, grams, counts, marginals), slots)
         shapes = _SHAPES[self.order]
-        cols, counts = self._table(shapes[0])
+        cols, counts = self._rows(shapes[0])
         frequent = counts >= min_count
         grams = tuple(c[frequent] for c in cols)
         counts = counts[frequent]
 
         def count(*positions):                 # the sub-tuple at these positions
             shape = tuple(p - positions[0] for p in positions)
-            return _lookup(self._table(shape), [grams[p] for p in positions], self._radix,
-                           self.max_key)
+            query = [grams[p] for p in positions]
+            if self._packed[shape]:
+                keys, sub_counts = self._table(shape)
+                return sub_counts[np.searchsorted(keys, _pack(query))]
+            return _lookup(self._table(shape), query, self._radix, self.max_key)
 
         words = tuple(freq[g] for g in grams)
         if self.order == 3:
@@ -380,7 +438,8 @@ class NgramCounts:
         state = self.__dict__.copy()
         state["vocabulary"] = dict(self.vocabulary)
         state["_raw"] = None if self._raw is None else dict(self._raw)
-        state["_runs"] = {shape: [self._table(shape)] for shape in self._shapes()}
+        state["_runs"] = {shape: [(self._table(shape), self._weight(shape))]
+                          for shape in self._shapes()}
         return state
 
     def __setstate__(self, state):

@@ -203,6 +203,22 @@ def test_counts_merge_in_any_grouping_without_direct_keys(monkeypatch):
     assert table_counts(merged) == expected
 
 
+def test_keys_are_unpacked_when_the_vocabulary_outgrows_them():
+    """Quadgram keys pack four ids of 16 bits: past 65,536 terms, in the middle of the
+    stream, the tables switch to rows, and the counts stay exact."""
+    rng = np.random.default_rng(0)
+    words = np.array([f"t{i}" for i in range(200_000)])
+    docs = [words[rng.integers(0, 200_000, 40)].tolist() + ["a", "b", "c", "d"]
+            for _ in range(3_000)]
+    coll = Collocations("pmi", order=4, min_count=2, lowercase=False, input="tokens",
+                        working_memory=0.5).fit(docs)
+    counts = coll._counts
+    assert counts.n_slots > 2**16
+    assert not counts._packed[(0, 1, 2, 3)] and counts._packed[(0, 1, 2)]
+    assert table_counts(counts) == reference_counts(docs, 4, 2)
+    assert ("a", "b", "c", "d") in dict(coll.scores_)
+
+
 def test_working_memory_is_checked():
     with pytest.raises(ValueError, match="working_memory"):
         Collocations(working_memory=0).fit(["a b"])
