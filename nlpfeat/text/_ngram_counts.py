@@ -6,7 +6,9 @@ trigrams the trigrams, the adjacent pairs and the pairs with a gap; for quadgram
 the trigrams with a gap), every count kept, however small. It is fed whole documents a
 chunk at a time (:meth:`NgramCounts.add`), so no n-gram crosses a document boundary and
 only one chunk of token ids is held at a time; the chunk tables are merged as they come
-(a binary counter of sorted runs, so the merging costs ``O(T log chunks)``). All of it is
+(a binary counter of sorted runs: each chunk's counts are merged about log2(chunks)
+times; tuples of ids are packed into int64 keys with fixed fields while the ids fit, so
+the merges are linear). All of it is
 integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
 (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
@@ -28,7 +30,7 @@ from nlpfeat.text._cooccurrence import (
 )
 from nlpfeat.text._documents import check_document_tokens
 
-__all__ = ["NgramCounts", "Table", "sub_tuples"]
+__all__ = ["NgramCounts", "Table"]
 
 #: Tuple shapes (positions in the n-gram) whose counts the marginals of an order need.
 _SHAPES = {
@@ -39,11 +41,6 @@ _SHAPES = {
 # The n-grams of a corpus: their words (one int64 id array per position), raw counts
 # and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
 Table = namedtuple("Table", "terms grams counts marginals")
-
-def sub_tuples(order):
-    """The tuple shapes counted for n-grams of ``order`` (the n-gram's own first)."""
-    return _SHAPES[order]
-
 
 def _with_breaks(flat, lengths, pad):
     """``flat`` with ``pad`` break ids (-1) after every document."""
