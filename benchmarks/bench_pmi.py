@@ -18,13 +18,16 @@ news articles, ~60k tokens), gensim's test data, one BLAS thread:
   float64 (default) and float32, beside gensim ``Word2Vec`` (skip-gram, one worker).
 
 Each timing is the best of ``--repeat`` runs (default 5; nlpfeat and its peer take turns
-in each round), wall clock and (in parentheses) CPU time. Run: ``python benchmarks/bench_pmi.py``
-(a few minutes on 2 cores) or ``--quick``.
+in each round), wall clock and (in parentheses) CPU time, with the machine's load average
+on each row. ``--runs R`` repeats the Collocations rows R times and prints the spread of
+the ratios. Run: ``python benchmarks/bench_pmi.py`` (a few minutes on 2 cores),
+``--collocations-only --runs 3``, or ``--quick``.
 """
 import argparse
 import gc
+import os
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -66,10 +69,13 @@ def best_times(fns, repeat, spread=None):
 
 
 def report(name, ours, peer, peer_name, note=""):
-    """One row: wall seconds (CPU seconds) of ours and the peer, and the wall-time ratio."""
+    """One row: wall seconds (CPU seconds) of ours and the peer, the wall-time and CPU-time
+    ratios, and the load average of the machine (1 minute) when the row was printed."""
     print(f"{name:<36} {ours[0]:7.3f} ({ours[1]:6.3f}) s  {peer_name:<30} "
           f"{peer[0]:7.3f} ({peer[1]:6.3f}) s  {peer[0] / ours[0]:5.1f}x "
-          f"(cpu {peer[1] / ours[1]:5.1f}x)  {note}", flush=True)
+          f"(cpu {peer[1] / ours[1]:5.1f}x)  load {os.getloadavg()[0]:.1f}  {note}",
+          flush=True)
+    return peer[0] / ours[0], peer[1] / ours[1]
 
 
 def same_ranking(got, expected, rtol=1e-12):
@@ -108,10 +114,11 @@ def bench_ngram_pmi(name, docs, repeat, order=2, min_count=5, lowercase=True):
                                                repeat, medians)
     params = "defaults" if (min_count, lowercase) == (5, True) else \
         f"min_count={min_count}, lowercase={lowercase}"
-    report(f"{name} {('', '', 'bi', 'tri')[order]}gram pmi ({params})", ours, peer,
-           f"nltk {('', '', 'Bi', 'Tri')[order]}gram finder + score", f"median ratio "
-           f"{medians[1] / medians[0]:.1f}x; {len(got)} n-grams, same ranking: "
-           f"{same_ranking(got, expected)}")
+    label = f"{name} {('', '', 'bi', 'tri')[order]}gram pmi ({params})"
+    ratios = report(label, ours, peer, f"nltk {('', '', 'Bi', 'Tri')[order]}gram finder + "
+                    f"score", f"median ratio {medians[1] / medians[0]:.1f}x; {len(got)} "
+                    f"n-grams, same ranking: {same_ranking(got, expected)}")
+    return label, (*ratios, medians[1] / medians[0])
 
 
 def bench_npmi(docs, min_count, repeat):
@@ -121,12 +128,14 @@ def bench_npmi(docs, min_count, repeat):
         return Phrases(docs, min_count=min_count, threshold=-1.0, scoring="npmi").export_phrases()
 
     coll = Collocations("npmi", min_count=min_count, lowercase=False, input="tokens")
+    medians = []
     (ours, got), (peer, expected) = best_times([lambda: coll.fit(docs).scores_, gensim_run],
-                                               repeat)
+                                               repeat, medians)
     got = {"_".join(pair): score for pair, score in got}
     err = max(abs(got[k] - v) for k, v in expected.items())
-    report(f"npmi phrases (min_count={min_count})", ours, peer, "gensim Phrases + export",
-           f"{len(got)} bigrams, max |diff| {err:.1e}")
+    return f"npmi phrases (min_count={min_count})", (*report(
+        f"npmi phrases (min_count={min_count})", ours, peer, "gensim Phrases + export",
+        f"{len(got)} bigrams, max |diff| {err:.1e}"), medians[1] / medians[0])
 
 
 def dict_counter(docs, window):
@@ -167,7 +176,17 @@ def bench_embedding(texts, repeat):
                f"target <= 2 s; vocabulary {len(emb.vocabulary_)}")
 
 
-def main(quick=False, repeat=5):
+def bench_collocations(docs, lee, repeat):
+    """Every Collocations row once: {label: (wall ratio, cpu ratio, median wall ratio)}."""
+    rows = dict([bench_ngram_pmi(name, corpus, repeat, order=order)
+                 for name, corpus in (("wiki", docs), ("lee", lee)) for order in (2, 3)])
+    rows.update([bench_ngram_pmi("wiki", docs, repeat, min_count=1, lowercase=False),
+                 bench_ngram_pmi("wiki", docs, repeat, min_count=5, lowercase=False),
+                 bench_npmi(docs, 5, repeat)])
+    return rows
+
+
+def main(quick=False, repeat=5, runs=1, collocations_only=False):
     texts = load_wiki_sample().data
     docs = [text.split() for text in texts]
     lee = [text.split() for text in load_lee().background]
@@ -177,12 +196,20 @@ def main(quick=False, repeat=5):
           f"background: {len(lee)} documents, {sum(map(len, lee))} tokens; best of "
           f"{repeat}; one BLAS thread; seconds as wall (cpu)")
     with threadpool_limits(1):
-        for name, corpus in (("wiki", docs), ("lee", lee)):
-            bench_ngram_pmi(name, corpus, repeat, order=2)
-            bench_ngram_pmi(name, corpus, repeat, order=3)
-        bench_ngram_pmi("wiki", docs, repeat, min_count=1, lowercase=False)
-        bench_ngram_pmi("wiki", docs, repeat, min_count=5, lowercase=False)
-        bench_npmi(docs, 5, repeat)
+        spread = defaultdict(list)
+        for _ in range(runs):
+            for label, ratios in bench_collocations(docs, lee, repeat).items():
+                spread[label].append(ratios)
+        if runs > 1:
+            print(f"\nCollocations over {runs} runs: ratio to the peer, lowest-highest "
+                  f"(each run the best of {repeat})")
+            for label, ratios in spread.items():
+                wall, cpu, median = np.array(ratios).T
+                print(f"  {label:<52} wall {wall.min():5.1f}-{wall.max():5.1f}x  cpu "
+                      f"{cpu.min():5.1f}-{cpu.max():5.1f}x  median wall "
+                      f"{median.min():5.1f}-{median.max():5.1f}x")
+        if collocations_only:
+            return
         bench_cooccurrence(docs, repeat)
         bench_embedding(texts, repeat)
 
@@ -191,4 +218,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="60 documents, one repeat")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=1,
+                        help="repeat the Collocations rows and print their spread")
+    parser.add_argument("--collocations-only", action="store_true",
+                        help="only the Collocations rows (not cooccurrence, PMIEmbedding)")
     main(**vars(parser.parse_args()))

@@ -2,18 +2,19 @@
 
 Counting and scoring run on token-id arrays: bigram counts are the unique keys
 ``id[i] << 32 | id[i + k]`` inside documents (k < ``window_size``), trigram and quadgram
-counts the unique codes of id tuples, and every measure is one vectorised formula over
-the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's order of
-operations).
+counts the distinct rows of id tuples, all kept in mergeable tables that are fed a chunk
+of documents at a time (:mod:`._ngram_counts`), and every measure is one vectorised
+formula over the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's
+order of operations).
 """
 import gc
-from collections import namedtuple
 from contextlib import contextmanager
 from itertools import chain
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -22,7 +23,11 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._analyzer import (
+    TEXT_PARAMETER_CONSTRAINTS,
+    TextMixin,
+    check_not_dataframe,
+)
 from nlpfeat.text._assoc_measures import (
     BIGRAM_ONLY,
     MEASURE_NAMES,
@@ -31,15 +36,13 @@ from nlpfeat.text._assoc_measures import (
     canonical_measure,
     contingency,
 )
-from nlpfeat.text._cooccurrence import (
-    new_vocabulary,
-    pair_table,
-    split_keys,
-    token_ids,
-)
-from nlpfeat.text._documents import check_corpus_nonempty, check_token_types, iter_documents
+from nlpfeat.text._cooccurrence import token_ids
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
+from nlpfeat.text._documents import check_corpus_nonempty, iter_documents
+from nlpfeat.text._ngram_counts import NgramCounts, Table
+from nlpfeat.text._streaming import check_working_memory
 from nlpfeat.text._tokenize import get_stop_words
-from nlpfeat.text._vocabulary import string_order
+from nlpfeat.text._vocabulary import document_error, string_order
 
 __all__ = ["Collocations", "bigram_scores", "MEASURES"]
 
@@ -47,10 +50,9 @@ __all__ = ["Collocations", "bigram_scores", "MEASURES"]
 MEASURES = MEASURE_NAMES
 _MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
 _MAX_TUPLE_KEY = 2**63  # id tuples with fewer combinations are keyed directly
+_HELD_TOKEN_BYTES = 64  # a short str token (about 56 bytes) and its list slot
 
-# The n-grams of one pass: their words (one int64 id array per position), raw counts
-# and nltk's marginals (aligned with the n-grams), over the unit strings ``terms``.
-_Table = namedtuple("_Table", "terms grams counts marginals")
+_Table = Table
 
 
 def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
@@ -83,109 +85,6 @@ def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
     return assoc_scores(measure, np.asarray(n_ii, dtype=np.float64), (n_ix, n_xi), int(n_xx))
 
 
-def _token_ids(units, pad, lower, check_types):
-    """Term ids of a corpus with ``pad`` breaks (-1) after every document.
-
-    Returns ``(terms, ids, n_tokens)``. ``lower`` lowercases each distinct token once
-    (terms that lowercase alike merge); ``check_types`` checks that the tokens are
-    ``str`` through the distinct terms (see :func:`._documents.check_token_types`).
-    """
-    lengths = np.fromiter(map(len, units), np.int64, len(units))
-    n_tokens = int(lengths.sum())
-    vocab = new_vocabulary()
-    try:
-        flat = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
-                           n_tokens)
-    except TypeError:                # an unhashable token
-        if check_types or lower:
-            check_token_types(units, None)
-        raise
-    ids = np.full(n_tokens + pad * len(units), -1, dtype=np.int64)
-    is_token = np.ones(len(ids), dtype=bool)
-    after = np.cumsum(lengths) + pad * np.arange(len(units))     # each document's breaks
-    for k in range(pad):
-        is_token[after + k] = False
-    ids[is_token] = flat
-    words = list(vocab)
-    if check_types and not lower:
-        check_token_types(units, words)
-    if lower:                        # each distinct word once, not each token
-        merged = new_vocabulary()
-        remap = np.empty(len(words) + 1, dtype=np.int64)
-        try:                         # str.lower checks the types as it goes
-            remap[:-1] = np.fromiter(map(merged.__getitem__, map(str.lower, words)),
-                                     np.int64, len(words))
-        except TypeError:
-            check_token_types(units, words)
-            raise
-        remap[-1] = -1                           # breaks (id -1) stay breaks
-        ids = remap[ids]
-        words = list(merged)
-    terms = np.empty(len(words), dtype=object)
-    terms[:] = words
-    return terms, ids, n_tokens
-
-
-def _bigram_table(units, window, min_count=1, lower=False, check_types=False):
-    """Pairs within ``window`` tokens inside documents, with nltk's marginals.
-
-    nltk's ``BigramCollocationFinder.from_words(words, window_size)``: a pair counts once
-    per position of the second word 1 .. window - 1 tokens after the first; the word
-    counts are token counts, and the score sees the pair count over ``window - 1``.
-    The pairs come sorted by (first id, second id).
-    """
-    terms, ids, n_tokens = _token_ids(units, window - 1, lower, check_types)
-    keys, counts = pair_table(ids, window - 1)
-    frequent = counts >= min_count
-    first, second = split_keys(keys[frequent])
-    counts = counts[frequent]
-    freq = np.bincount(ids + 1, minlength=len(terms) + 1)[1:]
-    marginals = (counts / (window - 1.0), (freq[first], freq[second]), n_tokens)
-    return _Table(terms, (first, second), counts, marginals)
-
-
-def _tuple_keys(ids, offsets, n_terms):
-    """Keys ``((id[p + o0] * V + id[p + o1]) * V + ...)`` of the id tuples at ``p + offsets``
-    that hold no break, for ``V ** len(offsets) < 2**63``."""
-    n = len(ids) - offsets[-1]
-    keys = ids[offsets[0]:offsets[0] + n]
-    valid = keys >= 0
-    for o in offsets[1:]:
-        part = ids[o:o + n]
-        valid &= part >= 0
-        keys = keys * n_terms + part
-    return keys[valid]
-
-
-def _count_keys(keys):
-    """Sorted distinct keys and their counts."""
-    keys = np.sort(keys)
-    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-    return keys[starts], np.diff(np.append(starts, len(keys)))
-
-
-def _codes(ids, offsets, n_terms, cache):
-    """(code per position, count per code) of the id tuples at ``p + offsets``, for
-    vocabularies too large for :func:`_tuple_keys`.
-
-    Position ``p`` gets code -1 when a tuple element is a break; codes number the
-    distinct tuples. A tuple's code extends the code of its prefix, so every key fits
-    in int64.
-    """
-    if offsets not in cache:
-        prefix, _ = _codes(ids, offsets[:-1], n_terms, cache)
-        last = offsets[-1]
-        n = len(ids) - last
-        left, right = prefix[:n], ids[last:]
-        valid = (left >= 0) & (right >= 0)
-        _, inverse, counts = np.unique(left[valid] * n_terms + right[valid],
-                                       return_inverse=True, return_counts=True)
-        codes = np.full(len(ids), -1, dtype=np.int64)
-        codes[np.flatnonzero(valid)] = inverse
-        cache[offsets] = codes, counts
-    return cache[offsets]
-
-
 def _ngram_table(units, order, min_count, lower=False, check_types=False):
     """Contiguous trigrams or quadgrams inside documents seen at least ``min_count``
     times, with nltk's marginals.
@@ -194,52 +93,8 @@ def _ngram_table(units, order, min_count, lower=False, check_types=False):
     each sub-tuple count (pairs, pairs with gaps, trigrams with a gap) counts every
     position inside a document where it fits.
     """
-    terms, ids, n_tokens = _token_ids(units, order - 1, lower, check_types)
-    n_terms = len(terms)
-    freq = np.bincount(ids + 1, minlength=n_terms + 1)[1:]
-    if n_terms**order < _MAX_TUPLE_KEY:   # direct keys: sorts, no inverse permutations
-        gram_keys, counts = _count_keys(_tuple_keys(ids, tuple(range(order)), n_terms))
-        frequent = counts >= min_count
-        gram_keys, counts = gram_keys[frequent], counts[frequent]
-        grams = []
-        for _ in range(order):
-            gram_keys, last = np.divmod(gram_keys, n_terms)
-            grams.append(last)
-        grams = tuple(reversed(grams))
-        tables = {}
-
-        def count(*positions):                 # the sub-tuple at these positions
-            offsets = tuple(p - positions[0] for p in positions)
-            if offsets not in tables:
-                tables[offsets] = _count_keys(_tuple_keys(ids, offsets, n_terms))
-            keys, sub_counts = tables[offsets]
-            key = grams[positions[0]]
-            for p in positions[1:]:
-                key = key * n_terms + grams[p]
-            return sub_counts[np.searchsorted(keys, key)]
-    else:
-        cache = {(0,): (ids, freq)}
-        codes, counts = _codes(ids, tuple(range(order)), n_terms, cache)
-        at = np.flatnonzero(codes >= 0)
-        rep = np.empty(len(counts), dtype=np.int64)
-        rep[codes[at]] = at                    # one position of each n-gram
-        rep, counts = rep[counts >= min_count], counts[counts >= min_count]
-        grams = tuple(ids[rep + k] for k in range(order))
-
-        def count(*positions):                 # the sub-tuple at these positions
-            shift = positions[0]
-            sub_codes, sub_counts = _codes(ids, tuple(p - shift for p in positions),
-                                           n_terms, cache)
-            return sub_counts[sub_codes[rep + shift]]
-
-    words = tuple(freq[g] for g in grams)
-    if order == 3:
-        marginals = (counts, (count(0, 1), count(0, 2), count(1, 2)), words, n_tokens)
-    else:
-        marginals = (counts, (count(0, 1, 2), count(0, 1, 3), count(0, 2, 3), count(1, 2, 3)),
-                     (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
-                      count(1, 2)), words, n_tokens)
-    return _Table(terms, grams, counts, marginals)
+    counts = NgramCounts(order, 2, lower=lower, max_key=_MAX_TUPLE_KEY)
+    return counts.add(units).table(min_count)
 
 
 def _select(table, keep):
@@ -401,6 +256,11 @@ def _join_ngrams(units, level, delimiter):
     return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
 
 
+def _count_partition(estimator, docs):
+    """The :class:`NgramCounts` of one partition of a dask bag (on a worker)."""
+    return estimator._count(map(strip_line_break, docs))
+
+
 def _word_mask(word_filter, terms):
     """True for the terms that ``word_filter`` removes (nltk's ``apply_word_filter``)."""
     if word_filter is None:
@@ -431,7 +291,8 @@ def _check_table(measure, table, candidates_of):
 class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
 
-    ``fit`` counts n-grams inside each document (never across two documents), scores
+    ``fit`` counts n-grams inside each document (never across two documents), streaming
+    the corpus in chunks within ``working_memory``, scores
     every n-gram seen at least ``min_count`` times, and keeps those scoring above
     ``threshold`` as phrases; with bigrams, ``max_len > 2`` repeats the pass on the
     rewritten text, so phrases grow by merging (``new_york`` + ``city``). ``transform``
@@ -480,6 +341,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         another ``Collocations`` or of a user's tokenizer).
     encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+    working_memory : float or None, default=None
+        MiB of temporary memory per chunk of documents counted (see "Streaming" in the
+        Notes); None: scikit-learn's ``working_memory`` if set, else 4 MiB.
 
     Attributes
     ----------
@@ -519,6 +383,23 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     returns a meaningless number; here ``fit`` raises a ValueError naming the n-gram.
     The other measures use the counts alone and are finite on every corpus.
 
+    **Streaming.** ``fit`` reads ``X`` once, whole documents a chunk at a time (about
+    ``working_memory`` MiB of token ids, pair keys and sorts per chunk), and adds each
+    chunk's word and n-gram counts to count tables that hold every n-gram seen, however
+    rare (``min_count`` applies to the totals). Peak memory is the budget plus these
+    tables, whatever the size of the corpus: a list, a generator or a
+    :class:`nlpfeat.datasets.Corpus` on disk. Documents are never split or merged, so no
+    n-gram crosses a document boundary (a single document larger than the budget is
+    counted as one chunk). The counts are sums: ``partial_fit`` adds a batch of documents
+    and rescores, and ``fit`` on a corpus equals ``partial_fit`` over any split of it,
+    bit for bit. A ``dask.bag.Bag`` of documents (``pip install "nlpfeat[dask]"``) is
+    counted per partition on the workers and the counts merged by a tree reduction; the
+    fitted estimator equals the single-machine fit, bit for bit. ``max_len > 2`` counts
+    the text rewritten by the phrases of the whole corpus, pass after pass, which does
+    not add up: it is fitted in memory, and ``partial_fit`` and dask bags refuse it.
+    ``fit_transform`` holds its documents, as its output does. The count tables are kept
+    with the fitted estimator (``partial_fit`` adds to them) and pickled with it.
+
     References
     ----------
     .. [1] C. Manning and H. Schuetze, "Foundations of Statistical Natural Language
@@ -542,6 +423,12 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     [(('love', 'new', 'york'), 15.774), (('new', 'york', 'city'), 15.774)]
     >>> tri.transform([["new", "york", "city", "hall"]])
     [['new_york_city', 'hall']]
+
+    Batches add up to the whole corpus:
+
+    >>> batches = Collocations(measure="npmi", min_count=2, input="tokens")
+    >>> batches.partial_fit(docs[:2]).partial_fit(docs[2:]).scores_ == coll.scores_
+    True
     """
 
     _parameter_constraints = {
@@ -558,12 +445,14 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         "word_filter": [StrOptions({"english", "chinese"}), list, tuple, set, frozenset,
                         callable, None],
         "ngram_filter": [callable, None],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
 
     def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
                  delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
                  input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None):
+                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
+                 working_memory=None):
         self.measure = measure
         self.min_count = min_count
         self.threshold = threshold
@@ -581,6 +470,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self.token_pattern = token_pattern
         self.stemmer = stemmer
         self.stop_words = stop_words
+        self.working_memory = working_memory
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -588,8 +478,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``)
-            Read once: a generator works.
+        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
+            Read once, a chunk of documents at a time (see "Streaming" in the Notes): a
+            generator or a :class:`nlpfeat.datasets.Corpus` works.
         y : None
             Ignored.
 
@@ -598,17 +489,56 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self : Collocations
         """
         self._check_combination()
-        # Token lists used as they are, or lowercased through the vocabulary (each
-        # distinct word once) when lowercasing is the only change and no merging pass
-        # rewrites the text; the first pass checks the tokens through its vocabulary.
-        lower = (self.lowercase and self.input == "tokens" and not self.stop_words
-                 and self.stemmer is None and (self.order > 2 or self.max_len == 2))
-        if lower:
-            units = self._read_raw(X)
-        else:
+        if not self._one_pass():
+            if is_dask_bag(X):
+                raise ValueError(self._not_additive("a dask bag"))
             units = self._token_lists(X, check_tokens=False, copy=False)
+            self.__dict__.pop("_counts", None)
+            with _gc_paused():
+                self._fit_passes(units)
+            return self
+        counts = self._count(X)
+        check_corpus_nonempty(counts.n_documents)
+        self._counts = counts
         with _gc_paused():
-            self._fit_units(units, lower)
+            self._fit_counts(counts)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Add the n-grams of the documents ``X`` to the counts, then score all of them.
+
+        The counts are sums, so ``fit(X)`` equals ``partial_fit`` over any split of ``X``
+        into batches of whole documents (the same counts, bit for bit, and so the same
+        scores and phrases). A batch that fails (the error names the document) changes
+        nothing.
+
+        Parameters
+        ----------
+        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : Collocations
+        """
+        self._check_combination()
+        if not self._one_pass():
+            raise ValueError(self._not_additive("partial_fit"))
+        batch = self._count(X)
+        if hasattr(self, "_counts"):
+            if self._counts.lower != batch.lower:
+                raise ValueError("The text options changed since the first partial_fit "
+                                 "(lowercase, input, stop_words or stemmer): call fit to "
+                                 "start again.")
+            counts = self._counts.merge(batch)
+        else:
+            check_corpus_nonempty(batch.n_documents)
+            counts = batch
+        self._counts = counts
+        with _gc_paused():
+            self._fit_counts(counts)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -616,7 +546,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         """Learn the phrases of ``X`` and return ``X`` with them joined.
 
         ``X`` is read once (a generator works): the same token lists are counted and
-        rewritten.
+        rewritten, so they are held in memory, as the output is.
 
         Parameters
         ----------
@@ -629,9 +559,21 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         tokens : list of list of str
         """
         self._check_combination()
+        if is_dask_bag(X):
+            raise TypeError("fit_transform of a dask bag would return every document's "
+                            "tokens: call fit(bag), then map transform over the bag's "
+                            "partitions (bag.map_partitions(model.transform)).")
         units = self._token_lists(X)                  # new lists, read once
-        with _gc_paused():
-            self._fit_units(units, False)
+        if self._one_pass():
+            counts = self._count_lists(units, self._new_counts(lower=False))
+            check_corpus_nonempty(counts.n_documents)
+            self._counts = counts
+            with _gc_paused():
+                self._fit_counts(counts)
+        else:
+            self.__dict__.pop("_counts", None)
+            with _gc_paused():
+                self._fit_passes(units)
         return self._rewrite(units)
 
     def transform(self, X):
@@ -656,12 +598,85 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             units = join(units, level, self.delimiter)
         return units
 
-    @staticmethod
-    def _read_raw(X):
-        """The documents' own token lists (read once), unchecked and unchanged."""
-        if type(X) is list and all(type(doc) is list for doc in X):
-            return X                 # the common case, without a check per document
-        return list(iter_documents(X, "tokens", check_tokens=False))
+    def _one_pass(self):
+        """Whether one counting pass decides everything (else ``max_len > 2`` bigram
+        passes rewrite the text between passes)."""
+        return self.order > 2 or self.max_len == 2
+
+    def _not_additive(self, what):
+        return (f"{what} needs counts that add up; with max_len={self.max_len} each "
+                f"bigram pass counts the text rewritten by the previous passes' phrases, "
+                f"which depend on the whole corpus. Use max_len=2 (or order=3 or 4), or "
+                f"fit a list or a re-iterable corpus in memory.")
+
+    def _lower_tokens(self):
+        """Whether the only change to token lists is lowercasing, done by the counts once
+        per distinct token (the documents' own lists are read unchanged)."""
+        return (self.lowercase and self.input == "tokens" and not self.stop_words
+                and self.stemmer is None)
+
+    def _new_counts(self, lower=None):
+        lower = self._lower_tokens() if lower is None else lower
+        return NgramCounts(self.order, self.window_size, lower=lower,
+                           max_key=_MAX_TUPLE_KEY)
+
+    def _chunk_tokens(self, held=True):
+        """Tokens counted per chunk so that the chunk's temporaries fit ``working_memory``:
+        the token ids, pair keys (one per offset of the window) and their sort for
+        bigrams, the id columns and keys of one sub-tuple at a time for n-grams (measured
+        with tracemalloc: 31, 50 and 85 bytes a token for windows 2, 3 and 5, 40 for
+        trigrams and quadgrams, besides the count tables), plus the chunk's token lists
+        when they are read or made here (``held``; a user's list is not copied)."""
+        check_working_memory(self.working_memory)
+        per_token = (32 + 18 * (self.window_size - 2) if self.order == 2
+                     else 16 + 8 * self.order)
+        return chunk_n_rows(per_token + _HELD_TOKEN_BYTES * held, 1 << 62,
+                            self.working_memory)
+
+    def _count(self, X):
+        """The :class:`NgramCounts` of ``X``, streamed a chunk at a time (or a dask bag's,
+        counted per partition on the workers and merged by a tree reduction)."""
+        if is_dask_bag(X):
+            return bag_term_counts(self, X, _count_partition)
+        counts = self._new_counts()
+        check_not_dataframe(X)
+        tokens = None
+        if counts.lower or self._token_fn() is list:       # the documents' own lists
+            if type(X) is list and all(type(doc) is list for doc in X):
+                return self._count_lists(X, counts)
+            docs = iter_documents(X, "tokens", check_tokens=False)
+        else:
+            tokens = self._token_fn()
+            docs = iter_documents(X, self.input, self.encoding, self.decode_error)
+        limit = self._chunk_tokens()
+        units, size, start = [], 0, 0
+        for i, doc in enumerate(docs):
+            if tokens is not None:
+                try:
+                    doc = tokens(doc)
+                except Exception as exc:
+                    raise document_error(exc, i) from exc
+            units.append(doc)
+            size += len(doc)
+            if size >= limit:
+                counts.add(units, start)
+                start = i + 1
+                units, size = [], 0
+        if units:
+            counts.add(units, start)
+        return counts
+
+    def _count_lists(self, units, counts):
+        """Count a list of token lists into ``counts``, a chunk of documents at a time."""
+        limit = self._chunk_tokens(held=False)
+        ends = np.cumsum(np.fromiter(map(len, units), np.int64, len(units)))
+        start = 0
+        while start < len(units):
+            done = ends[start - 1] if start else 0
+            stop = max(int(np.searchsorted(ends, done + limit, side="left")) + 1, start + 1)
+            counts.add(units[start:stop] if start or stop < len(units) else units, start)
+            start = stop
+        return counts
 
     def _check_combination(self):
         """The checks between parameters that ``_parameter_constraints`` cannot express."""
@@ -678,22 +693,33 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"max_len={self.max_len} grows phrases by bigram passes; with "
                              f"order={self.order} leave max_len=2.")
 
-    def _fit_units(self, units, lower):
-        check_corpus_nonempty(len(units))
+    def _fit_counts(self, counts):
+        """Score the n-grams of ``counts`` (one pass): sets ``scores_`` and ``levels_``."""
+        table = counts.table(self.min_count)
+        self.levels_, self.scores_ = [], []
         if self.order > 2:
-            table = _ngram_table(units, self.order, self.min_count, lower, check_types=True)
             level = self._score_ngrams(table)
-            self.levels_, self.scores_ = [], []
             if level is not None:
                 candidates, scores, grams = level
                 self.scores_ = list(zip(candidates, scores.tolist()))
                 if len(grams):
                     self.levels_.append((table.terms, grams))
             return
+        level = self._score_level(table, {})
+        if level is not None:
+            candidates, scores, terms, _, _, passed, keys = level
+            if passed.size:
+                self.levels_.append((terms, keys))
+            self.scores_ = _ranked([(candidates, scores)])
+
+    def _fit_passes(self, units):
+        """``max_len > 2``: bigram passes, each over the text rewritten by the previous."""
+        check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []
         for step in range(self.max_len - 1):       # one merging pass per extra token
-            level = self._score_level(units, spans, step == 0 and lower, check_types=step == 0)
+            counts = self._count_lists(units, self._new_counts(lower=False))
+            level = self._score_level(counts.table(self.min_count), spans)
             if level is None:
                 break
             candidates, scores, terms, first, second, passed, keys = level
@@ -769,9 +795,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             grams = grams[scores > self.threshold]
         return candidates, scores, grams
 
-    def _score_level(self, units, spans, lower, check_types=False):
-        """Score one bigram pass over ``units``; None when no pair is a candidate."""
-        table = _bigram_table(units, self.window_size, self.min_count, lower, check_types)
+    def _score_level(self, table, spans):
+        """Score the pairs of one bigram pass; None when no pair is a candidate."""
         table = self._filter(table, spans)
         if table is None:
             return None
@@ -782,7 +807,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         lefts, rights = terms[first].tolist(), terms[second].tolist()
         if spans:
             candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
-        elif self.max_len == 2:         # one pass: scores_ consumes the pairs once
+        elif not spans and self.max_len == 2:   # one pass: scores_ consumes the pairs once
             candidates = zip(lefts, rights)
         else:
             candidates = list(zip(lefts, rights))
