@@ -21,14 +21,14 @@ from itertools import chain, count, islice
 
 import numpy as np
 
-from nlpfeat.text._cooccurrence import (
-    _merge,
-    _reduce,
+from nlpfeat.text._documents import check_document_tokens
+from nlpfeat.text._pairs import (
+    merge_tables,
     new_vocabulary,
     pair_table,
+    reduce_pairs,
     split_keys,
 )
-from nlpfeat.text._documents import check_document_tokens
 
 __all__ = ["NgramCounts", "Table"]
 
@@ -71,7 +71,7 @@ def _adjacent_pairs(flat, lengths, n_terms):
         keep = np.ones(len(keys), dtype=bool)
         keep[ends] = False
         keys = keys[keep]
-    keys, counts = _reduce(keys, None)
+    keys, counts = reduce_pairs(keys, None)
     if narrow:
         wide = keys.astype(np.int64)
         keys = ((wide >> 16) << 32) | (wide & 0xFFFF)
@@ -119,7 +119,7 @@ def _reduce_rows(cols, counts, radix, max_key):
     ``radix ** width < max_key``, else sorted by ``np.lexsort``."""
     width = len(cols)
     if radix ** width < max_key:
-        keys, counts = _reduce(_encode(cols, radix), counts)
+        keys, counts = reduce_pairs(_encode(cols, radix), counts)
         return _decode(keys, radix, width), counts
     if not len(cols[0]):
         return list(cols), np.zeros(0, np.int64)
@@ -300,7 +300,7 @@ class NgramCounts:
     def _count_rows(self, shape, cols, counts):
         """The sorted table of the rows ``cols`` (weighted by ``counts``, or 1 each)."""
         if self._packed[shape]:
-            return _reduce(_pack(cols), counts)
+            return reduce_pairs(_pack(cols), counts)
         return _reduce_rows(cols, counts, self._radix, self.max_key)
 
     def _rows(self, shape):
@@ -310,10 +310,10 @@ class NgramCounts:
 
     def _merge_runs(self, shape, a, b):
         if shape == "window" or self._packed[shape]:
-            return _merge(a, b)
+            return merge_tables(a, b)
         radix = self._radix
         if radix ** len(shape) < self.max_key:   # keys keep the rows' order: a linear merge
-            keys, counts = _merge((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
+            keys, counts = merge_tables((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
             return _decode(keys, radix, len(shape)), counts
         cols = [np.concatenate(pair) for pair in zip(a[0], b[0])]
         return _reduce_rows(cols, np.concatenate([a[1], b[1]]), radix, self.max_key)
@@ -373,7 +373,7 @@ class NgramCounts:
             if shape == "window":
                 keys, counts = other._table(shape)
                 first, second = split_keys(keys)
-                run = _reduce((ids[first] << 32) | ids[second], counts)
+                run = reduce_pairs((ids[first] << 32) | ids[second], counts)
             else:
                 cols, counts = other._rows(shape)
                 run = self._count_rows(shape, [ids[c] for c in cols], counts)
