@@ -88,3 +88,32 @@ def test_jobs_give_the_serial_results(study, tmp_path):
     a = sorted(line.rsplit(",", 3)[0] for line in (tmp_path / "a.csv").read_text().splitlines())
     b = sorted(line.rsplit(",", 3)[0] for line in (tmp_path / "b.csv").read_text().splitlines())
     assert a == b                                  # same records, up to order and timing
+
+
+def test_report_gives_mean_range_and_a_verdict_per_row(study, tmp_path):
+    path = str(tmp_path / "runs.csv")
+    base = {"dtype": "float32", "steps": 1000, "eval_batches": 200, "adam_eps": 1e-8,
+            "first_loss": "", "seconds": 1, "note": ""}
+
+    def add(row, backend, seed, loss):
+        cfg = {**study.BASE, **study.ROWS[row][0]}
+        study.csv_append(path, {**base, "row": row, "backend": backend, "seed": seed,
+                                "n_layers": cfg["n_layers"], "d_model": cfg["d_model"],
+                                "dim_feedforward": cfg["dim_feedforward"],
+                                "batch": cfg["batch"], "lr": cfg["lr"],
+                                "warmup": cfg["warmup"], "init": cfg["init"],
+                                "published": study.ROWS[row][1], "eval_loss": loss})
+
+    for seed, loss in enumerate([3.49, 3.51, 3.50]):          # published 3.37: collapsed
+        add("lr1e-3", "numpy", seed, loss)
+    add("lr1e-3", "torch", 0, 0.05)                            # another regime than numpy
+    for seed, loss in enumerate([3.5, 0.1, 3.5]):              # published 0.10: trained
+        add("lr1e-3-warmup", "numpy", seed, loss)
+    add("lr1e-4", "numpy", 0, 2.0)                             # published 0.56: trained
+    lines = {line.split(" | ")[0][2:]: line for line in study.report(path).splitlines()[2:]}
+    assert lines["lr1e-3"] == ("| lr1e-3 | 3.37 | 3.500 (3.490-3.510), 3 | 0.050 (other regime "
+                               "than numpy) | reproduces (collapsed) |")
+    assert "**reproduces in only 1 of 3 seeds** (collapsed, trained, collapsed)" \
+        in lines["lr1e-3-warmup"]
+    assert "**does not reproduce** (partial)" in lines["lr1e-4"]
+    assert lines["batch64"] == "| batch64 | 0.037 | not run | | |"
