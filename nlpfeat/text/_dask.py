@@ -101,7 +101,11 @@ def _count_partition(count_partition, estimator, index, docs):
 
 
 def _merge(*parts):
+    """Add the counts ``parts`` (None: no counts, as the empty shards of counts that do
+    not split); None when every part is None."""
     parts = [part for part in parts if part is not None]
+    if not parts:
+        return None
     merged = parts[0]
     for part in parts[1:]:
         merged.merge(part)

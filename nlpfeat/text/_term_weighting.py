@@ -95,7 +95,7 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
 
     Attributes
     ----------
-    idf_ : ndarray of shape (n_features_in_,)
+    idf_ : ndarray of shape (n_features,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
         weight; ones when ``use_idf=False``); 0 for a term absent from the training counts
         (except with scikit-learn's smoothed idf).
@@ -103,7 +103,7 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         The pivot used with ``smartirs`` (None when rows are not pivot-normalised).
     avgdl_ : float
         Mean row sum of the training counts (``weighting="bm25"`` only).
-    term_lengths_ : ndarray of shape (n_features_in_,)
+    term_lengths_ : ndarray of shape (n_features,)
         Characters of each term (only with SMART normalisation ``b``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str objects
