@@ -10,6 +10,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from _failing_tokenizer import _boom_on
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import Collocations
@@ -130,18 +131,6 @@ def test_one_shot_iterator_is_read_once_in_order():
     assert fitted_state(coll) == fitted_state(estimator(3, 2).fit(docs))
 
 
-class _boom_on:
-    """A picklable tokenizer that fails on one document."""
-
-    def __init__(self, bad):
-        self.bad = bad
-
-    def __call__(self, text):
-        if text == self.bad:
-            raise ValueError("cannot tokenize this")
-        return text.split()
-
-
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
 def test_a_failing_chunk_names_the_document(method):
     docs = [f"d{i} x" for i in range(50)]
@@ -256,21 +245,14 @@ def test_fit_memory_is_bounded_by_the_budget_not_the_corpus():
 
 
 # ------------------------------------------------------------------------ dask bags
-dask = pytest.importorskip("dask")
-db = pytest.importorskip("dask.bag")
-distributed = pytest.importorskip("distributed")
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
-            distributed.Client(cluster) as client:
-        yield client
+@pytest.fixture
+def db(dask_client):
+    """dask.bag, with the session's LocalCluster of two worker processes active."""
+    return pytest.importorskip("dask.bag")
 
 
 @pytest.mark.parametrize(("order", "window"), [(2, 2), (2, 3), (3, 2)])
-def test_fit_of_a_bag_equals_the_single_machine_fit(client, order, window):
+def test_fit_of_a_bag_equals_the_single_machine_fit(db, order, window):
     docs = token_docs(400)
     bag = db.from_sequence(docs, npartitions=5)
     fitted = estimator(order, window).fit(bag)
@@ -283,7 +265,7 @@ def test_fit_of_a_bag_equals_the_single_machine_fit(client, order, window):
     assert fitted_state(more) == fitted_state(expected)
 
 
-def test_fit_of_text_files_read_as_a_bag(client, tmp_path):
+def test_fit_of_text_files_read_as_a_bag(db, tmp_path):
     lines = [" ".join(doc) for doc in token_docs(300)]
     for k, part in enumerate(np.array_split(np.array(lines, dtype=object), 3)):
         end = "\r\n" if k == 1 else "\n"
@@ -294,7 +276,7 @@ def test_fit_of_text_files_read_as_a_bag(client, tmp_path):
     assert fitted_state(fitted) == fitted_state(Collocations("pmi", min_count=2).fit(lines))
 
 
-def test_a_bag_with_phrases_grown_in_passes_is_refused(client):
+def test_a_bag_with_phrases_grown_in_passes_is_refused(db):
     bag = db.from_sequence(token_docs(), npartitions=2)
     with pytest.raises(ValueError, match="a dask bag needs counts that add up"):
         Collocations(max_len=3, input="tokens").fit(bag)

@@ -5,6 +5,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _failing_tokenizer import _boom_on
 from sklearn.feature_extraction.text import CountVectorizer
 
 from nlpfeat.datasets import Corpus
@@ -129,18 +130,6 @@ def test_reads_a_corpus_on_disk_and_a_one_shot_generator(tmp_path, docs):
     assert (from_disk.transform(Corpus(path)) != expected.transform(docs)).nnz == 0
     from_generator = BagOfWords().fit(iter(docs))
     assert from_generator.vocabulary_ == expected.vocabulary_
-
-
-class _boom_on:
-    """A picklable tokenizer that fails on one document."""
-
-    def __init__(self, bad):
-        self.bad = bad
-
-    def __call__(self, text):
-        if text == self.bad:
-            raise ValueError("cannot tokenize this")
-        return text.split()
 
 
 @pytest.mark.parametrize("method", ["fit", "fit_transform", "partial_fit"])
