@@ -30,6 +30,7 @@ from nlpfeat.text._pairs import (
     token_ids,
 )
 from nlpfeat.text._tokenize import TOKENIZERS
+from nlpfeat.text._vocabulary import grown
 
 __all__ = [
     "PairCounts",
@@ -147,11 +148,9 @@ class PairCounts:
         return None if self._df is None else self._df[: self.n_terms]
 
     def _reserve(self, n):
-        if n > self._freq.size:
-            size = max(n, self._freq.size * 3 // 2)
-            self._freq = np.pad(self._freq, (0, size - self._freq.size))
-            if self._df is not None:
-                self._df = np.pad(self._df, (0, size - self._df.size))
+        self._freq = grown(self._freq, n)
+        if self._df is not None:
+            self._df = grown(self._df, n)
 
     def _push(self, table):
         """Add a sorted table: merge it with the top of the stack while that is not more

@@ -29,6 +29,7 @@ from nlpfeat.text._pairs import (
     reduce_pairs,
     split_keys,
 )
+from nlpfeat.text._vocabulary import grown
 
 __all__ = ["NgramCounts", "Table"]
 
@@ -221,11 +222,7 @@ class NgramCounts:
         return self._freq[:self.n_slots]
 
     def _grow(self, name, size):
-        old = getattr(self, name)
-        if size > len(old):
-            new = np.zeros(max(size, len(old) * 3 // 2), dtype=old.dtype)
-            new[:len(old)] = old
-            setattr(self, name, new)
+        setattr(self, name, grown(getattr(self, name), size))
 
     def _ids(self, units, n_tokens, start):
         """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""

@@ -25,7 +25,7 @@ from numbers import Real
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
-from nlpfeat.text._vocabulary import count_chunks, growing_vocabulary
+from nlpfeat.text._vocabulary import count_chunks, growing_vocabulary, grown
 
 __all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms",
            "check_working_memory"]
@@ -118,15 +118,9 @@ class TermCounts:
         return None if self._xlogx is None else self._xlogx[: self.n_terms]
 
     def _reserve(self, n):
-        if n <= self._df.size:
-            return
-        size = max(n, self._df.size * 3 // 2)
-        for name in ("_df", "_totals", "_xlogx"):
-            old = getattr(self, name)
-            if old is not None:
-                new = np.zeros(size, dtype=old.dtype)
-                new[: old.size] = old
-                setattr(self, name, new)
+        self._df, self._totals = grown(self._df, n), grown(self._totals, n)
+        if self._xlogx is not None:
+            self._xlogx = grown(self._xlogx, n)
 
     def add(self, chunk):
         """Add the counts of one :class:`~nlpfeat.text._vocabulary.CountChunk` (in these ids)."""

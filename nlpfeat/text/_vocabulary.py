@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "grown",
     "count_matrix",
     "count_chunks",
     "CountChunk",
@@ -84,6 +85,23 @@ def count_matrix(feature_lists, vocabulary=None, *, sort_terms=True, dtype=np.in
 
 
 _CHUNK_TOKENS = 1 << 18  # tokens buffered before a chunk of rows is compressed
+
+
+def grown(array, n):
+    """The per-term ``array`` able to hold ``n`` terms: itself when it is large enough, else
+    a zero-padded copy at least half as large again (amortised O(1) a new term).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> grown(np.array([3, 1]), 3)
+    array([3, 1, 0])
+    """
+    if n <= array.size:
+        return array
+    new = np.zeros(max(n, array.size * 3 // 2), dtype=array.dtype)
+    new[: array.size] = array
+    return new
 
 
 def growing_vocabulary(terms=()):
