@@ -183,8 +183,10 @@ def _default_shards():
 
 
 def _transform_partition(estimator, index, docs):
+    from nlpfeat.text._dask_blocks import CsrBlock
+
     try:
-        return estimator.transform([strip_line_break(doc) for doc in docs])
+        return CsrBlock(estimator.transform([strip_line_break(doc) for doc in docs]))
     except Exception as exc:
         _raise_partition_error(exc, index)
 
@@ -221,13 +223,16 @@ def transform_bag(estimator, bag):
     """``dask.array`` of the fitted ``estimator``'s CSR blocks, one per partition of ``bag``.
 
     The row count of each block is unknown until computed (``np.nan`` chunks, as in
-    dask-ml); ``.compute()`` stacks the blocks into one ``scipy.sparse`` matrix.
+    dask-ml); ``.compute()`` stacks the blocks into one ``scipy.sparse.csr_matrix`` (the
+    blocks themselves are :class:`~nlpfeat.text._dask_blocks.CsrBlock`, whose stacking
+    copies the data once).
     """
     dask = _require_dask()
     import dask.array as da
 
-    meta = estimator.transform([])          # checks that it is fitted; (0, n_features)
-    meta = sp.csr_matrix(meta)
+    from nlpfeat.text._dask_blocks import CsrBlock
+
+    meta = CsrBlock(estimator.transform([]))     # checks that it is fitted; (0, n_features)
     fitted = _send_once(_without_statistics(estimator), dask)
     blocks = [
         da.from_delayed(dask.delayed(_transform_partition, pure=True)(fitted, i, part),
@@ -235,5 +240,6 @@ def transform_bag(estimator, bag):
         for i, part in enumerate(bag.to_delayed())
     ]
     if not blocks:
-        return da.from_array(meta, chunks=meta.shape, asarray=False)
+        empty = sp.csr_matrix(meta)
+        return da.from_array(empty, chunks=empty.shape, asarray=False)
     return da.concatenate(blocks, axis=0)

@@ -20,6 +20,7 @@ Another counting estimator adopts this with a few lines::
 
 (:func:`count_terms` does exactly this.)
 """
+import zlib
 from numbers import Real
 
 import numpy as np
@@ -27,7 +28,7 @@ import numpy as np
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat.text._vocabulary import count_chunks, growing_vocabulary, grown
 
-__all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms",
+__all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms", "term_shards",
            "check_working_memory"]
 
 #: Bytes of temporary memory one buffered feature costs while a chunk is counted: its
@@ -177,12 +178,14 @@ class TermCounts:
                                         xlogx=self._xlogx is not None)
                              for _ in range(n_shards - 1)]
         terms = self.terms_by_id()
-        shard = np.fromiter(map(_term_hash, terms), dtype=np.int64, count=len(terms)) % n_shards
+        shard = term_shards(terms, n_shards)
+        by_id = np.empty(len(terms), dtype=object)
+        by_id[:] = terms
         parts = []
         for k in range(n_shards):
             ids = np.flatnonzero(shard == k)
             part = TermCounts(xlogx=self._xlogx is not None)
-            part.vocabulary.update(zip([terms[i] for i in ids.tolist()], range(ids.size)))
+            part.vocabulary.update(zip(by_id[ids].tolist(), range(ids.size)))
             part._df, part._totals = self._df[ids], self._totals[ids]
             if self._xlogx is not None:
                 part._xlogx = self._xlogx[ids]
@@ -221,13 +224,22 @@ class TermCounts:
             self.vocabulary = growing_vocabulary(self.vocabulary)
 
 
-def _term_hash(term):
-    """CRC-32 of a term, equal in every process (``hash`` of a str is salted per process)."""
-    import zlib
+def term_shards(terms, n_shards):
+    """The shard (``0 .. n_shards - 1``) of each term: CRC-32 of its UTF-8 bytes modulo
+    ``n_shards``, the same in every process (``hash`` of a str is salted per process).
 
-    if isinstance(term, str):
-        return zlib.crc32(term.encode("utf-8", "surrogatepass"))
-    return zlib.crc32(repr(term).encode("utf-8", "surrogatepass"))
+    Examples
+    --------
+    >>> from nlpfeat.text._streaming import term_shards
+    >>> term_shards(["ab", "cd", "x", "zz", ("a", 1)], 3).tolist()
+    [2, 2, 0, 0, 1]
+    """
+    try:        # one C-level pass for str terms (the usual case)
+        encoded = list(map(str.encode, terms))
+    except (TypeError, UnicodeEncodeError):     # other terms, or lone surrogates
+        encoded = [(t if isinstance(t, str) else repr(t)).encode("utf-8", "surrogatepass")
+                   for t in terms]
+    return np.fromiter(map(zlib.crc32, encoded), dtype=np.int64, count=len(terms)) % n_shards
 
 
 def count_terms(docs, counts, *, analyze=None, working_memory=None, builder=None, start=0):

@@ -10,7 +10,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
-from nlpfeat.text._streaming import TermCounts, chunk_tokens, count_terms
+from nlpfeat.text._streaming import TermCounts, chunk_tokens, count_terms, term_shards
 from nlpfeat.text._vocabulary import CsrBuilder, count_chunks, remap_columns
 
 WORDS = np.array([f"w{i}" for i in range(2000)])
@@ -281,3 +281,27 @@ def test_cli_stream_skips_blank_lines_and_streams_stdin_and_pmi(tmp_path, capsys
     assert list(np.load(tmp_path / "s.npz")["doc_ids"]) == ["1", "2", "3"]
     assert _cli("features", path, "--kind", "pmi", "--stream", "-o", tmp_path / "y.npz") == 0
     assert "the" in set(np.load(tmp_path / "y.npz")["feature_names"])
+
+
+def test_term_shards_are_crc32_of_utf8_for_any_term():
+    """The shard of a term is the same in every process and on both paths (the C-level
+    one for plain str terms, the fallback for lone surrogates and non-str terms)."""
+    import zlib
+
+    plain = ["ab", "café", "日本", "x y"]
+    mixed = plain + ["\ud800", ("a", 1)]
+    expected = [zlib.crc32((t if isinstance(t, str) else repr(t)).encode("utf-8", "surrogatepass"))
+                % 5 for t in mixed]
+    assert term_shards(mixed, 5).tolist() == expected
+    assert term_shards(plain, 5).tolist() == expected[: len(plain)]
+
+
+def test_split_then_merge_restores_counts_with_odd_terms():
+    counts = count_terms([["ab", "\ud800", "café"], ["ab", "zz"], ["\ud800"]], TermCounts())
+    parts = counts.split(3)
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = merged.merge(part)
+    got = {t: (merged.df[i], merged.totals[i]) for t, i in merged.vocabulary.items()}
+    want = {t: (counts.df[i], counts.totals[i]) for t, i in counts.vocabulary.items()}
+    assert got == want and merged.n_documents == counts.n_documents == 3
