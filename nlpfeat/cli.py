@@ -364,7 +364,7 @@ def _not_blank(doc):
     return bool(doc.strip())
 
 
-def _transform_part(estimator, pairs, skip_blank):
+def _transform_part(shipped, pairs, skip_blank):
     """One partition's CSR rows, its document count, the positions and files of the
     documents kept, and the file of its first document."""
     import numpy as np
@@ -372,7 +372,7 @@ def _transform_part(estimator, pairs, skip_blank):
     texts = [doc for doc, _ in pairs]
     kept = (np.flatnonzero([bool(t.strip()) for t in texts]) if skip_blank
             else np.arange(len(texts)))
-    X = estimator.transform([texts[i] for i in kept])
+    X = shipped.get().transform([texts[i] for i in kept])
     return X, len(texts), kept, [pairs[i][1] for i in kept], (pairs[0][1] if pairs else None)
 
 

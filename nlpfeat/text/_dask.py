@@ -182,11 +182,11 @@ def _default_shards():
         return 1
 
 
-def _transform_partition(estimator, index, docs):
+def _transform_partition(shipped, index, docs):
     from nlpfeat.text._dask_blocks import CsrBlock
 
     try:
-        return CsrBlock(estimator.transform([strip_line_break(doc) for doc in docs]))
+        return CsrBlock(shipped.get().transform([strip_line_break(doc) for doc in docs]))
     except Exception as exc:
         _raise_partition_error(exc, index)
 
@@ -201,8 +201,48 @@ def _without_statistics(estimator):
     return light
 
 
+class Shipped:
+    """A fitted estimator on its way to the workers; ``get()`` returns it there.
+
+    Its mappings (``vocabulary_`` and the lookup of ``transform``, a million terms each at
+    100M tokens) are pickled as a list of keys and an array of values and rebuilt once per
+    worker process, at the first ``get()``: a pickled dict has twice the objects, and
+    serializing, replicating and loading two of them held every worker idle for seconds
+    between the fit and the transform of a bag. Without pickling (a local scheduler)
+    ``get()`` returns the estimator itself.
+    """
+
+    _MAPPINGS = ("vocabulary_", "_lookup")
+
+    def __init__(self, estimator):
+        self._estimator, self._packed = estimator, None
+
+    def __getstate__(self):
+        estimator = copy.copy(self._estimator)
+        mappings = {}
+        for name in self._MAPPINGS:
+            mapping = estimator.__dict__.get(name)
+            if type(mapping) is dict:
+                mappings[name] = (list(mapping), np.fromiter(mapping.values(), dtype=np.intp,
+                                                             count=len(mapping)))
+                estimator.__dict__[name] = None
+        return {"estimator": estimator, "mappings": mappings}
+
+    def __setstate__(self, state):
+        self._estimator, self._packed = None, state
+
+    def get(self):
+        if self._estimator is None:
+            estimator = self._packed["estimator"]
+            for name, (keys, values) in self._packed["mappings"].items():
+                estimator.__dict__[name] = dict(zip(keys, values.tolist()))
+            self._estimator, self._packed = estimator, None
+        return self._estimator
+
+
 def _send_once(obj, dask):
-    """``obj`` for the tasks of a graph, sent to each worker once.
+    """``obj`` for the tasks of a graph, sent to each worker once, as a :class:`Shipped`
+    (tasks call ``.get()``).
 
     With a ``distributed`` client it is scattered to every worker directly (broadcast), so
     neither the graph nor the scheduler carries it, and no worker waits to fetch it from
@@ -215,8 +255,9 @@ def _send_once(obj, dask):
 
         client = get_client()
     except (ImportError, ValueError):
-        return dask.delayed(obj, name=f"nlpfeat-fitted-{uuid.uuid4().hex}", traverse=False)
-    return client.scatter(obj, broadcast=True, hash=False)
+        return dask.delayed(Shipped(obj), name=f"nlpfeat-fitted-{uuid.uuid4().hex}",
+                            traverse=False)
+    return client.scatter(Shipped(obj), broadcast=True, hash=False)
 
 
 def transform_bag(estimator, bag):

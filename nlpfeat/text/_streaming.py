@@ -210,8 +210,10 @@ class TermCounts:
         return terms
 
     def __getstate__(self):
+        """A learned vocabulary travels as the list of its terms (ids are positions): half
+        the objects of a dict to pickle and send between Dask workers."""
         state = self.__dict__.copy()
-        state["vocabulary"] = dict(self.vocabulary)
+        state["vocabulary"] = self.terms_by_id() if self.learn else dict(self.vocabulary)
         n = self.n_terms
         for name in ("_df", "_totals", "_xlogx"):
             if state[name] is not None:
@@ -221,7 +223,9 @@ class TermCounts:
     def __setstate__(self, state):
         self.__dict__.update(state)
         if self.learn:
-            self.vocabulary = growing_vocabulary(self.vocabulary)
+            terms = self.vocabulary
+            self.vocabulary = growing_vocabulary(
+                terms if isinstance(terms, dict) else zip(terms, range(len(terms))))
 
 
 def term_shards(terms, n_shards):

@@ -138,3 +138,23 @@ def test_dask_stacks_blocks_with_the_registered_function(client, lines):
     X = fitted.transform(bag).compute()
     assert type(X) is sp.csr_matrix and X.has_sorted_indices
     assert (X != fitted.transform(lines)).nnz == 0
+
+
+def test_a_shipped_estimator_is_rebuilt_whole_after_pickling(lines):
+    import pickle
+
+    from nlpfeat.text._dask import Shipped, _without_statistics
+
+    fitted = TfidfVectorizer(min_df=2).fit(lines)
+    shipped = Shipped(_without_statistics(fitted))
+    assert shipped.get() is shipped._estimator            # no pickling: itself
+    state = shipped.__getstate__()
+    assert state["estimator"].vocabulary_ is None and state["estimator"]._lookup is None
+    assert fitted.vocabulary_ is not None                 # the original is untouched
+    received = pickle.loads(pickle.dumps(shipped))
+    estimator = received.get()
+    assert received.get() is estimator                    # rebuilt once
+    assert estimator.vocabulary_ == fitted.vocabulary_
+    assert list(estimator._lookup) == list(fitted._transform_lookup())   # order kept
+    np.testing.assert_array_equal(estimator.transform(lines).toarray(),
+                                  fitted.transform(lines).toarray())

@@ -305,3 +305,17 @@ def test_split_then_merge_restores_counts_with_odd_terms():
     got = {t: (merged.df[i], merged.totals[i]) for t, i in merged.vocabulary.items()}
     want = {t: (counts.df[i], counts.totals[i]) for t, i in counts.vocabulary.items()}
     assert got == want and merged.n_documents == counts.n_documents == 3
+
+
+def test_term_counts_pickle_their_learned_terms_as_a_list():
+    counts = count_terms([["b", "a", "b"], ["c"]], TermCounts())
+    state = counts.__getstate__()
+    assert state["vocabulary"] == ["b", "a", "c"]          # ids are positions
+    clone = pickle.loads(pickle.dumps(counts))
+    assert dict(clone.vocabulary) == {"b": 0, "a": 1, "c": 2}
+    assert clone.vocabulary["d"] == 3                      # still learns new terms
+    legacy = TermCounts.__new__(TermCounts)                 # a state holding a dict
+    legacy.__setstate__(dict(state, vocabulary={"b": 0, "a": 1, "c": 2}))
+    assert dict(legacy.vocabulary) == {"b": 0, "a": 1, "c": 2}
+    fixed = pickle.loads(pickle.dumps(count_terms([["a", "z"]], TermCounts({"z": 0, "a": 1}))))
+    assert fixed.vocabulary == {"z": 0, "a": 1} and fixed.totals.tolist() == [1, 1]
