@@ -23,7 +23,6 @@ import numpy as np
 
 from nlpfeat.text._documents import check_document_tokens
 from nlpfeat.text._pairs import (
-    merge_tables,
     new_vocabulary,
     pair_table,
     reduce_pairs,
@@ -306,11 +305,13 @@ class NgramCounts:
         return (_unpack(table, len(shape)) if self._packed[shape] else table), counts
 
     def _merge_runs(self, shape, a, b):
+        from nlpfeat.text._sorted_merge import merge_sorted      # numba: imported on use
+
         if shape == "window" or self._packed[shape]:
-            return merge_tables(a, b)
+            return merge_sorted(a, b)
         radix = self._radix
         if radix ** len(shape) < self.max_key:   # keys keep the rows' order: a linear merge
-            keys, counts = merge_tables((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
+            keys, counts = merge_sorted((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
             return _decode(keys, radix, len(shape)), counts
         cols = [np.concatenate(pair) for pair in zip(a[0], b[0])]
         return _reduce_rows(cols, np.concatenate([a[1], b[1]]), radix, self.max_key)
