@@ -56,28 +56,6 @@ def _with_breaks(flat, lengths, pad):
     return ids
 
 
-def _adjacent_pairs(flat, lengths, n_terms):
-    """Sorted distinct keys ``a << 32 | b`` of the adjacent pairs inside documents, and
-    their counts (the table of :func:`~nlpfeat.text._cooccurrence.pair_table` with
-    ``window=1``, without the break ids)."""
-    if len(flat) < 2:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    narrow = n_terms <= 1 << 16        # a pair fits 32 bits, which sort about twice as fast
-    ids = flat.astype(np.uint32) if narrow else flat
-    keys = (ids[:-1] << (16 if narrow else 32)) | ids[1:]
-    ends = np.cumsum(lengths[:-1]) - 1               # last token of each document but one
-    ends = ends[(ends >= 0) & (ends < len(keys))]
-    if len(ends):
-        keep = np.ones(len(keys), dtype=bool)
-        keep[ends] = False
-        keys = keys[keep]
-    keys, counts = reduce_pairs(keys, None)
-    if narrow:
-        wide = keys.astype(np.int64)
-        keys = ((wide >> 16) << 32) | (wide & 0xFFFF)
-    return keys, counts
-
-
 # Tuples of 2, 3 or 4 ids are packed into one int64 key with fixed fields while every id
 # fits its field, so that keys keep their meaning from chunk to chunk: (bits, ids below)
 _PACK = {2: (32, 2**31), 3: (21, 2**21), 4: (16, 2**16)}
@@ -266,7 +244,9 @@ class NgramCounts:
         self.n_tokens += n_tokens
         self.n_documents += len(units)
         if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
-            self._push("window", _adjacent_pairs(flat, lengths, n_slots))
+            from nlpfeat.text._sorted_merge import adjacent_pairs     # numba: on use
+
+            self._push("window", adjacent_pairs(flat, lengths, n_slots))
             return self
         span = self.window if self.order == 2 else self.order
         ids = _with_breaks(flat, lengths, span - 1)

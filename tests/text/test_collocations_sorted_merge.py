@@ -36,3 +36,25 @@ def test_negative_keys_sort_first():
     keys, counts = merge_sorted((np.array([-5, 3]), np.array([1, 1])),
                                 (np.array([-7, -5, 9]), np.array([2, 2, 2])))
     assert keys.tolist() == [-7, -5, 3, 9] and counts.tolist() == [2, 3, 1, 2]
+
+
+@pytest.mark.parametrize("n_terms", [3, 2**16, 2**16 + 1, 2**30])
+def test_adjacent_pairs_count_the_pairs_inside_documents_only(n_terms):
+    from collections import Counter
+
+    from nlpfeat.text._sorted_merge import adjacent_pairs
+
+    rng = np.random.default_rng(n_terms % 1000)
+    lengths = rng.integers(0, 6, 300)
+    lengths[:3] = [0, 1, 0]
+    ids = rng.integers(0, min(n_terms, 40), lengths.sum())
+    ids[ids == ids.max()] = n_terms - 1                      # the widest id
+    expected = Counter()
+    for doc in np.split(ids, np.cumsum(lengths)[:-1]):
+        expected.update(zip(doc[:-1].tolist(), doc[1:].tolist()))
+    keys, counts = adjacent_pairs(ids, lengths, n_terms)
+    assert (np.diff(keys) > 0).all()
+    got = dict(zip(zip((keys >> 32).tolist(), (keys & 0xFFFFFFFF).tolist()), counts.tolist()))
+    assert got == dict(expected)
+    empty = adjacent_pairs(ids[:1], lengths[:2], n_terms)
+    assert len(empty[0]) == len(empty[1]) == 0
