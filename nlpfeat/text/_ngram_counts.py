@@ -18,6 +18,7 @@ Tokens are mapped to term ids by one dict lookup per token (in C); lowercasing
 """
 from collections import namedtuple
 from itertools import chain, count, islice
+from operator import itemgetter
 
 import numpy as np
 
@@ -164,12 +165,16 @@ class NgramCounts:
         self.window = window
         self.lower = lower
         self.max_key = max_key
-        self.vocabulary = new_vocabulary()
+        self._vocabulary = new_vocabulary()
         self.n_tokens = 0
         self.n_documents = 0
         self._raw = new_vocabulary() if lower else None    # raw token -> raw id (a cache)
+        # lowercasing has changed no token yet (and nothing was merged): every raw token is
+        # its own term, with its raw id; the vocabulary is then filled in when it is read
+        self._raw_terms = lower
         self._slots = 0                                    # ids used, with lower=True
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
+        self._slot_terms = []                              # id -> its term's string
         self._freq = np.zeros(16, dtype=np.int64)
         self._runs = {shape: [] for shape in self._shapes()}
         # tuple tables kept as packed keys (else as id columns, sorted as rows)
@@ -178,6 +183,20 @@ class NgramCounts:
 
     def _shapes(self):
         return ("window",) if self.order == 2 else _SHAPES[self.order]
+
+    @property
+    def vocabulary(self):
+        """Terms -> ids, in order of first appearance."""
+        if self._raw_terms:
+            self._sync_vocabulary(len(self._raw))
+        return self._vocabulary
+
+    def _sync_vocabulary(self, n_raw):
+        """Add the raw tokens ``len(vocabulary) .. n_raw - 1``, their own terms while
+        lowercasing has changed none, to the vocabulary."""
+        done = len(self._vocabulary)
+        if done < n_raw:
+            self._vocabulary.update(zip(islice(self._raw, done, n_raw), range(done, n_raw)))
 
     @property
     def n_terms(self):
@@ -203,7 +222,7 @@ class NgramCounts:
 
     def _ids(self, units, n_tokens, start):
         """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""
-        vocab = self._raw if self.lower else self.vocabulary
+        vocab = self._raw if self.lower else self._vocabulary
         before = len(vocab)
         try:
             ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
@@ -214,17 +233,29 @@ class NgramCounts:
         new = list(islice(reversed(vocab), len(vocab) - before))[::-1]
         if not self.lower:
             _check_types(units, new, start)
+            self._slot_terms.extend(new)
             return ids
         try:
-            lowered = list(map(str.lower, new))
+            unchanged = self._raw_terms and _lowercase(new)
+            lowered = new if unchanged else list(map(str.lower, new))
         except TypeError:
             _check_types(units, new, start)
             raise
+        if unchanged:            # every new token is its own term, with its raw id
+            self._slots += len(new)
+            self._slot_terms.extend(new)
+            self._grow("_remap", len(vocab))
+            self._remap[before:len(vocab)] = np.arange(before, len(vocab))
+            return ids
+        if self._raw_terms:      # the first change: the terms so far are the raw tokens
+            self._sync_vocabulary(before)
+            self._raw_terms = False
         # a new term takes the id of its first raw form (a term seen before leaves that
         # id unused): one dict.setdefault per distinct raw token, no renumbering
-        terms = np.fromiter(map(self.vocabulary.setdefault, lowered, count(self._slots)),
+        terms = np.fromiter(map(self._vocabulary.setdefault, lowered, count(self._slots)),
                             np.int64, len(new))
         self._slots += len(new)
+        self._slot_terms.extend(lowered)
         self._grow("_remap", len(vocab))
         self._remap[before:len(vocab)] = terms
         return self._remap[ids]
@@ -332,13 +363,18 @@ class NgramCounts:
                 f"{other.window}, lower={other.lower} into counts of order={self.order}, "
                 f"window_size={self.window}, lower={self.lower}.")
         slots = np.fromiter(other.vocabulary.values(), np.int64, other.n_terms)
+        before = len(self.vocabulary)
+        self._raw_terms = False            # other's terms are not raw tokens here
         if self.lower:
             mapped = np.fromiter(map(self.vocabulary.setdefault, other.vocabulary,
                                      count(self._slots)), np.int64, other.n_terms)
             self._slots += other.n_terms
+            self._slot_terms.extend(other.vocabulary)
         else:
             mapped = np.fromiter(map(self.vocabulary.__getitem__, other.vocabulary),
                                  np.int64, other.n_terms)
+            self._slot_terms.extend(list(islice(reversed(self.vocabulary),
+                                                len(self.vocabulary) - before))[::-1])
         ids = np.zeros(other.n_slots, dtype=np.int64)       # other's id -> ours
         ids[slots] = mapped
         self._grow("_freq", self.n_slots)
@@ -359,11 +395,9 @@ class NgramCounts:
         return self
 
     def table(self, min_count=1):
-        """The n-grams counted at least ``min_count`` times, with nltk's marginals, in
-        term ids ``0 .. n_terms - 1`` (in the order of their ids here)."""
-        terms = np.empty(self.n_slots, dtype=object)
-        slots = np.fromiter(self.vocabulary.values(), np.int64, self.n_terms)
-        terms[slots] = list(self.vocabulary)
+        """The n-grams counted at least ``min_count`` times, with nltk's marginals, over
+        their words alone (``terms``), numbered ``0 .. len(terms) - 1`` in the order of
+        their ids here."""
         freq = self.freq
         if self.order == 2:
             keys, counts = self._table("window")
@@ -372,7 +406,7 @@ class NgramCounts:
             counts = counts[frequent]
             marginals = (counts / (self.window - 1.0), (freq[grams[0]], freq[grams[1]]),
                          self.n_tokens)
-            return self._dense(Table(terms, grams, counts, marginals), slots)
+            return self._compact(Table(None, grams, counts, marginals))
         shapes = _SHAPES[self.order]
         cols, counts = self._rows(shapes[0])
         frequent = counts >= min_count
@@ -396,22 +430,26 @@ class NgramCounts:
                                   count(1, 2, 3)),
                          (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
                           count(1, 2)), words, self.n_tokens)
-        return self._dense(Table(terms, grams, counts, marginals), slots)
+        return self._compact(Table(None, grams, counts, marginals))
 
-    def _dense(self, table, slots):
-        """``table`` with its ids renumbered ``0 .. n_terms - 1`` where ids are unused
-        (the order, and so the sort of the n-grams, is kept)."""
-        if len(slots) == self.n_slots:
-            return table
-        used = np.sort(slots)
-        dense = np.zeros(self.n_slots, dtype=np.int64)
-        dense[used] = np.arange(len(used))
-        return table._replace(terms=table.terms[used],
-                              grams=tuple(dense[g] for g in table.grams))
+    def _compact(self, table):
+        """``table`` over the words of its n-grams alone, renumbered ``0 .. k - 1`` in
+        the order of their ids (so the sort of the n-grams is kept): the strings of the
+        other terms are never gathered."""
+        used = np.zeros(self.n_slots, dtype=bool)
+        for g in table.grams:
+            used[g] = True
+        words = np.flatnonzero(used)
+        dense = np.cumsum(used) - 1
+        terms = np.empty(len(words), dtype=object)
+        if len(words):
+            strings = itemgetter(*words.tolist())(self._slot_terms)
+            terms[:] = strings if len(words) > 1 else [strings]
+        return table._replace(terms=terms, grams=tuple(dense[g] for g in table.grams))
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["vocabulary"] = dict(self.vocabulary)
+        state["_vocabulary"] = dict(self.vocabulary)
         state["_raw"] = None if self._raw is None else dict(self._raw)
         state["_runs"] = {shape: [(self._table(shape), self._weight(shape))]
                           for shape in self._shapes()}
@@ -419,7 +457,15 @@ class NgramCounts:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.vocabulary = _growing(self.vocabulary)
+        if "vocabulary" in state:               # pickled before it was a property
+            self._vocabulary = state.pop("vocabulary")
+            self.__dict__.pop("vocabulary")
+            self._raw_terms = False
+        self._vocabulary = _growing(self._vocabulary)
+        if "_slot_terms" not in state:          # pickled before the list was kept
+            self._slot_terms = [None] * self.n_slots
+            for term, slot in self.vocabulary.items():
+                self._slot_terms[slot] = term
         if self._raw is not None:
             self._raw = _growing(self._raw)
 
@@ -428,6 +474,16 @@ def _growing(mapping):
     vocabulary = new_vocabulary()
     vocabulary.update(mapping)
     return vocabulary
+
+
+def _lowercase(tokens):
+    """Whether ``str.lower`` leaves every token as it is, by one ``lower`` of them all
+    joined (a call per token cost a fifth of a fit). Joined, the one context rule of
+    ``lower`` (a final capital sigma) could only change a capital sigma, which lowercasing
+    changes anyway, and no character lowercases to a string that starts with itself, so
+    the joined string is unchanged exactly when every token is."""
+    joined = "".join(tokens)
+    return joined.lower() == joined
 
 
 def _check_types(units, distinct, start):
