@@ -230,7 +230,7 @@ class NgramCounts:
         except TypeError:                       # an unhashable token
             _check_types(units, None, start)
             raise
-        new = list(islice(reversed(vocab), len(vocab) - before))[::-1]
+        new = _last_keys(vocab, before)
         if not self.lower:
             _check_types(units, new, start)
             self._slot_terms.extend(new)
@@ -373,8 +373,7 @@ class NgramCounts:
         else:
             mapped = np.fromiter(map(self.vocabulary.__getitem__, other.vocabulary),
                                  np.int64, other.n_terms)
-            self._slot_terms.extend(list(islice(reversed(self.vocabulary),
-                                                len(self.vocabulary) - before))[::-1])
+            self._slot_terms.extend(_last_keys(self.vocabulary, before))
         ids = np.zeros(other.n_slots, dtype=np.int64)       # other's id -> ours
         ids[slots] = mapped
         self._grow("_freq", self.n_slots)
@@ -474,6 +473,14 @@ def _growing(mapping):
     vocabulary = new_vocabulary()
     vocabulary.update(mapping)
     return vocabulary
+
+
+def _last_keys(mapping, before):
+    """The keys of ``mapping`` after its first ``before``, in order (all of them at once
+    when ``before`` is 0; else from the end, whatever the size of ``mapping``)."""
+    if not before:
+        return list(mapping)
+    return list(islice(reversed(mapping), len(mapping) - before))[::-1]
 
 
 def _lowercase(tokens):
