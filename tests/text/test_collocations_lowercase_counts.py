@@ -13,7 +13,8 @@ from nlpfeat.text._ngram_counts import NgramCounts, _lowercase
 @pytest.mark.parametrize("tokens", [
     [], ["a"], ["new", "york", "1990s", "’s", "ß"], ["New"], ["york", "NEW"],
     ["οδος", "ΟΔΟΣ"], ["ας"], ["ΑΣ"], ["Σ"], ["i̇stanbul"], ["İstanbul"], ["ǅ"], ["ǆ"],
-    ["ﬁ", "ª"], ["x", "ÿ", "Ÿ"]])
+    ["ﬁ", "ª"], ["x", "ÿ", "Ÿ"], ["ab", "Cd", "ef", "GH", "z"], ["A"], ["a\0B", "c"],
+    ["a\0b", "C"], ["", "A", ""], ["ab", "", "Z"]])
 def test_lowercase_is_true_exactly_when_lower_changes_no_token(tokens):
     assert _lowercase(tokens) == all(t.lower() == t for t in tokens)
 
@@ -37,18 +38,27 @@ DOCS = [["new", "york", "city"], ["the", "new", "york", "times"], ["the", "city"
         ["The", "New", "York", "TIMES"], ["new", "Jersey"], ["jersey", "city", "the"]]
 
 
+# capitals before the lowercase form, in one chunk or across chunks
+CAPITALS_FIRST = [["The", "Cat", "sat"], ["the", "cat", "THE", "Dog"], ["dog", "the"],
+                  ["SAT", "Sat", "sat", "cat"]]
+
+
+@pytest.mark.parametrize("docs", [DOCS, CAPITALS_FIRST])
 @pytest.mark.parametrize("split", [1, 2, 3, 4, 6])
-def test_lowercase_tokens_then_changed_ones_give_the_lowercased_counts(split):
+def test_lowercase_tokens_then_changed_ones_give_the_lowercased_counts(split, docs):
     """The first chunks hold lowercase tokens only (the raw tokens are the terms); a
     later one brings capitals of terms seen before and of new terms."""
     counts = NgramCounts(2, 2, lower=True)
-    for k in range(0, len(DOCS), split):
-        counts.add(DOCS[k:k + split], k)
-    pairs, words = brute_force(DOCS)
+    for k in range(0, len(docs), split):
+        counts.add(docs[k:k + split], k)
+    pairs, words = brute_force(docs)
     assert counted(counts) == dict(pairs)
+    table = counts.table(min_count=1)                     # words in order of first use
+    assert table.terms.tolist() == list(dict.fromkeys(w.lower() for doc in docs for w in doc))
     assert list(counts.vocabulary) == list(dict.fromkeys(
-        w.lower() for doc in DOCS for w in doc))          # in order of first appearance
+        w.lower() for doc in docs for w in doc))          # in order of first appearance
     freq = dict(zip(counts.vocabulary, counts.freq[list(counts.vocabulary.values())].tolist()))
+    assert sum(freq.values()) == counts.n_tokens
     assert freq == dict(words)
     assert counts.n_terms == len(words)
 
