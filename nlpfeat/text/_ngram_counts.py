@@ -7,14 +7,17 @@ the trigrams with a gap), every count kept, however small. It is fed whole docum
 chunk at a time (:meth:`NgramCounts.add`), so no n-gram crosses a document boundary and
 only one chunk of token ids is held at a time; the chunk tables are merged as they come
 (a binary counter of sorted runs: each chunk's counts are merged about log2(chunks)
-times; tuples of ids are packed into int64 keys with fixed fields while the ids fit, so
-the merges are linear). All of it is
-integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
+times, by a compiled two-pointer pass, :mod:`._sorted_merge`; tuples of ids are packed
+into int64 keys with fixed fields while the ids fit, so the merges are linear). All of it
+is integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
 (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
 Tokens are mapped to term ids by one dict lookup per token (in C); lowercasing
-(``lower=True``) runs once per distinct raw token, whose term id is then cached.
+(``lower=True``) runs once per distinct raw token, whose term id is then cached, and not
+at all while it would change no token (checked once per chunk, on its new tokens joined):
+the raw tokens are then the terms. A table gathers the strings of its n-grams' words
+only.
 """
 from collections import namedtuple
 from itertools import chain, count, islice
@@ -456,15 +459,7 @@ class NgramCounts:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        if "vocabulary" in state:               # pickled before it was a property
-            self._vocabulary = state.pop("vocabulary")
-            self.__dict__.pop("vocabulary")
-            self._raw_terms = False
         self._vocabulary = _growing(self._vocabulary)
-        if "_slot_terms" not in state:          # pickled before the list was kept
-            self._slot_terms = [None] * self.n_slots
-            for term, slot in self.vocabulary.items():
-                self._slot_terms[slot] = term
         if self._raw is not None:
             self._raw = _growing(self._raw)
 
