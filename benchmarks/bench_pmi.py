@@ -34,11 +34,11 @@ from collections import Counter, defaultdict
 # this checkout's nlpfeat, not an installed copy (as bench_scale.py's steps)
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+import numpy as np
+from threadpoolctl import threadpool_limits
 
-from nlpfeat.datasets import load_lee, load_wiki_sample  # noqa: E402
-from nlpfeat.text import Collocations, PMIEmbedding, cooccurrence  # noqa: E402
+from nlpfeat.datasets import load_lee, load_wiki_sample
+from nlpfeat.text import Collocations, PMIEmbedding, cooccurrence
 
 
 def best_time(fn, repeat):

@@ -277,7 +277,7 @@ class NgramCounts:
         self.n_tokens += n_tokens
         self.n_documents += len(units)
         if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
-            from nlpfeat.text._sorted_merge import adjacent_pairs     # numba: on use
+            from nlpfeat.text._sorted_merge import adjacent_pairs  # numba: on use
 
             self._push("window", adjacent_pairs(flat, lengths, n_slots))
             return self
@@ -318,7 +318,7 @@ class NgramCounts:
         return (_unpack(table, len(shape)) if self._packed[shape] else table), counts
 
     def _merge_runs(self, shape, a, b):
-        from nlpfeat.text._sorted_merge import merge_sorted      # numba: imported on use
+        from nlpfeat.text._sorted_merge import merge_sorted  # numba: imported on use
 
         if shape == "window" or self._packed[shape]:
             return merge_sorted(a, b)

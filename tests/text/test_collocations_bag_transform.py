@@ -6,8 +6,7 @@ import pytest
 from _failing_tokenizer import _boom_on
 from sklearn.exceptions import NotFittedError
 
-from nlpfeat.text import Collocations
-from nlpfeat.text import _collocations
+from nlpfeat.text import Collocations, _collocations
 
 WORDS = np.array([f"w{i}" for i in range(40)] + ["New", "new", "York", "york", "city"])
 

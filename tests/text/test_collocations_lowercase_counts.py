@@ -3,6 +3,7 @@ lowercasing changes no token the raw tokens are the terms (no second dictionary)
 counts are those of the lowercased documents whatever the chunks, merges or pickles."""
 import pickle
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -24,7 +25,7 @@ def brute_force(docs):
     for doc in docs:
         doc = [w.lower() for w in doc]
         words.update(doc)
-        pairs.update(zip(doc[:-1], doc[1:]))
+        pairs.update(pairwise(doc))
     return pairs, words
 
 
