@@ -286,7 +286,7 @@ def _rewrite_bag(estimator, bag):
     fitted = _send_once(light, dask)
     parts = [dask.delayed(_transform_partition, pure=True)(fitted, i, part)
              for i, part in enumerate(bag.to_delayed())]
-    return db.from_delayed(parts) if parts else db.from_sequence([], npartitions=1)
+    return db.from_delayed(parts)
 
 
 def _word_mask(word_filter, terms):

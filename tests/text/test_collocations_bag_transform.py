@@ -96,6 +96,16 @@ def test_a_failing_document_is_named_with_its_partition_when_computed(db):
         out.compute()
 
 
+def test_an_empty_bag_and_empty_partitions_are_rewritten_as_empty(db):
+    docs = token_docs(30)
+    coll = Collocations("pmi", min_count=2, threshold=0.0, input="tokens").fit(docs)
+    assert coll.transform(db.from_sequence([])).compute() == []
+    bag = db.concat([db.from_sequence(docs[:10], npartitions=1), db.from_sequence([]),
+                     db.from_sequence(docs[10:], npartitions=2)])
+    out = coll.transform(bag)
+    assert out.npartitions == 4 and out.compute() == coll.transform(docs)
+
+
 def test_transform_of_a_bag_needs_a_fitted_estimator(db):
     with pytest.raises(NotFittedError):
         Collocations(input="tokens").transform(db.from_sequence([["a"]], npartitions=1))
