@@ -21,13 +21,18 @@ Each timing is the best of ``--repeat`` runs (default 5; nlpfeat and its peer ta
 in each round), wall clock and (in parentheses) CPU time, with the machine's load average
 on each row. ``--runs R`` repeats the Collocations rows R times and prints the spread of
 the ratios. Run: ``python benchmarks/bench_pmi.py`` (a few minutes on 2 cores),
-``--collocations-only --runs 3``, or ``--quick``.
+``--collocations-only --runs 3``, or ``--quick``. It imports the ``nlpfeat`` of the
+checkout it lives in (an editable install elsewhere is not what is timed).
 """
 import argparse
 import gc
 import os
+import sys
 import time
 from collections import Counter, defaultdict
+
+# this checkout's nlpfeat, not an installed copy (as bench_scale.py's steps)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np
 from threadpoolctl import threadpool_limits

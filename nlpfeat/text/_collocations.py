@@ -7,6 +7,7 @@ of documents at a time (:mod:`._ngram_counts`), and every measure is one vectori
 formula over the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's
 order of operations).
 """
+import copy
 import gc
 from contextlib import contextmanager
 from itertools import chain
@@ -37,7 +38,14 @@ from nlpfeat.text._assoc_measures import (
     contingency,
 )
 from nlpfeat.text._cooccurrence import token_ids
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
+from nlpfeat.text._dask import (
+    _require_dask,
+    _send_once,
+    _transform_partition,
+    bag_term_counts,
+    is_dask_bag,
+    strip_line_break,
+)
 from nlpfeat.text._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._ngram_counts import NgramCounts, Table
 from nlpfeat.text._streaming import check_working_memory
@@ -261,6 +269,26 @@ def _count_partition(estimator, docs):
     return estimator._count(map(strip_line_break, docs))
 
 
+def _rewrite_bag(estimator, bag):
+    """A bag of the rewritten documents of ``bag``, one partition per partition, in order.
+
+    Lazy: each partition is rewritten on a worker when the bag is computed (a failing one
+    names its partition and document). The fitted estimator is sent to each worker once,
+    without what ``transform`` does not read: the count tables and ``scores_`` (every
+    candidate), which can be far larger than the phrases in ``levels_``.
+    """
+    dask = _require_dask()
+    import dask.bag as db
+
+    light = copy.copy(estimator)
+    light.__dict__.pop("_counts", None)
+    light.scores_ = []
+    fitted = _send_once(light, dask)
+    parts = [dask.delayed(_transform_partition, pure=True)(fitted, i, part)
+             for i, part in enumerate(bag.to_delayed())]
+    return db.from_delayed(parts)
+
+
 def _word_mask(word_filter, terms):
     """True for the terms that ``word_filter`` removes (nltk's ``apply_word_filter``)."""
     if word_filter is None:
@@ -394,7 +422,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     and rescores, and ``fit`` on a corpus equals ``partial_fit`` over any split of it,
     bit for bit. A ``dask.bag.Bag`` of documents (``pip install "nlpfeat[dask]"``) is
     counted per partition on the workers and the counts merged by a tree reduction; the
-    fitted estimator equals the single-machine fit, bit for bit. ``max_len > 2`` counts
+    fitted estimator equals the single-machine fit, bit for bit; ``transform`` (and
+    ``fit_transform``) of a bag returns a lazy bag of the rewritten documents, partition by
+    partition, in the bag's order. ``max_len > 2`` counts
     the text rewritten by the phrases of the whole corpus, pass after pass, which does
     not add up: it is fitted in memory, and ``partial_fit`` and dask bags refuse it.
     ``fit_transform`` holds its documents, as its output does. The count tables are kept
@@ -546,24 +576,24 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         """Learn the phrases of ``X`` and return ``X`` with them joined.
 
         ``X`` is read once (a generator works): the same token lists are counted and
-        rewritten, so they are held in memory, as the output is.
+        rewritten, so they are held in memory, as the output is. A dask bag is fitted
+        (counted on the workers), then transformed: a lazy bag of the rewritten
+        documents, which reads the bag's partitions again when it is computed.
 
         Parameters
         ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``)
+        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
         y : None
             Ignored.
 
         Returns
         -------
-        tokens : list of list of str
+        tokens : list of list of str, or dask bag of list of str
         """
         self._check_combination()
-        if is_dask_bag(X):
-            raise TypeError("fit_transform of a dask bag would return every document's "
-                            "tokens: call fit(bag), then map transform over the bag's "
-                            "partitions (bag.map_partitions(model.transform)).")
-        units = self._token_lists(X)                  # new lists, read once
+        if is_dask_bag(X):                 # fit (computed), then a lazy bag of rewrites
+            return self.fit(X).transform(X)
+        units = self._named_token_lists(X)            # new lists, read once
         if self._one_pass():
             counts = self._count_lists(units, self._new_counts(lower=False))
             check_corpus_nonempty(counts.n_documents)
@@ -581,16 +611,37 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``)
+        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
             Read once: a generator works. An empty corpus gives an empty list.
 
         Returns
         -------
-        tokens : list of list of str
-            One new list per document of ``X``, in order.
+        tokens : list of list of str, or dask bag of list of str
+            One new list per document of ``X``, in order. For a bag, a bag with the same
+            partitions, rewritten on the workers when it is computed (lazily), to which
+            the fitted estimator is sent once per worker, without its count tables and
+            ``scores_``; a failing document is named with its partition.
         """
         check_is_fitted(self, "scores_")
-        return self._rewrite(self._token_lists(X))
+        if is_dask_bag(X):
+            return _rewrite_bag(self, X)
+        return self._rewrite(self._named_token_lists(X))
+
+    def _named_token_lists(self, X):
+        """New token lists of ``X`` (as ``_token_lists``); a tokenizer's error names the
+        document (as the counting does)."""
+        tokens = self._token_fn()
+        if tokens is list:
+            return self._token_lists(X)
+        check_not_dataframe(X)
+        units = []
+        for i, doc in enumerate(iter_documents(X, self.input, self.encoding,
+                                               self.decode_error)):
+            try:
+                units.append(tokens(doc))
+            except Exception as exc:
+                raise document_error(exc, i) from exc
+        return units
 
     def _rewrite(self, units):
         for level in self.levels_:

@@ -7,24 +7,26 @@ the trigrams with a gap), every count kept, however small. It is fed whole docum
 chunk at a time (:meth:`NgramCounts.add`), so no n-gram crosses a document boundary and
 only one chunk of token ids is held at a time; the chunk tables are merged as they come
 (a binary counter of sorted runs: each chunk's counts are merged about log2(chunks)
-times; tuples of ids are packed into int64 keys with fixed fields while the ids fit, so
-the merges are linear). All of it is
-integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
+times, by a compiled two-pointer pass, :mod:`._sorted_merge`; tuples of ids are packed
+into int64 keys with fixed fields while the ids fit, so the merges are linear). All of it
+is integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
 (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
 Tokens are mapped to term ids by one dict lookup per token (in C); lowercasing
-(``lower=True``) runs once per distinct raw token, whose term id is then cached.
+(``lower=True``) runs once per distinct raw token, whose term id is then cached, and not
+at all while it would change no token (checked once per chunk, on its new tokens joined):
+the raw tokens are then the terms. A table gathers the strings of its n-grams' words
+only.
 """
-from collections import namedtuple
+from collections import defaultdict, namedtuple
 from itertools import chain, count, islice
+from operator import itemgetter
 
 import numpy as np
 
 from nlpfeat.text._documents import check_document_tokens
 from nlpfeat.text._pairs import (
-    merge_tables,
-    new_vocabulary,
     pair_table,
     reduce_pairs,
     split_keys,
@@ -55,28 +57,6 @@ def _with_breaks(flat, lengths, pad):
         is_token[after + k] = False
     ids[is_token] = flat
     return ids
-
-
-def _adjacent_pairs(flat, lengths, n_terms):
-    """Sorted distinct keys ``a << 32 | b`` of the adjacent pairs inside documents, and
-    their counts (the table of :func:`~nlpfeat.text._cooccurrence.pair_table` with
-    ``window=1``, without the break ids)."""
-    if len(flat) < 2:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    narrow = n_terms <= 1 << 16        # a pair fits 32 bits, which sort about twice as fast
-    ids = flat.astype(np.uint32) if narrow else flat
-    keys = (ids[:-1] << (16 if narrow else 32)) | ids[1:]
-    ends = np.cumsum(lengths[:-1]) - 1               # last token of each document but one
-    ends = ends[(ends >= 0) & (ends < len(keys))]
-    if len(ends):
-        keep = np.ones(len(keys), dtype=bool)
-        keep[ends] = False
-        keys = keys[keep]
-    keys, counts = reduce_pairs(keys, None)
-    if narrow:
-        wide = keys.astype(np.int64)
-        keys = ((wide >> 16) << 32) | (wide & 0xFFFF)
-    return keys, counts
 
 
 # Tuples of 2, 3 or 4 ids are packed into one int64 key with fixed fields while every id
@@ -187,12 +167,16 @@ class NgramCounts:
         self.window = window
         self.lower = lower
         self.max_key = max_key
-        self.vocabulary = new_vocabulary()
+        self._vocabulary = _growing()
         self.n_tokens = 0
         self.n_documents = 0
-        self._raw = new_vocabulary() if lower else None    # raw token -> raw id (a cache)
+        self._raw = _growing() if lower else None          # raw token -> raw id (a cache)
+        # lowercasing has changed no token yet (and nothing was merged): every raw token is
+        # its own term, with its raw id; the vocabulary is then filled in when it is read
+        self._raw_terms = lower
         self._slots = 0                                    # ids used, with lower=True
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
+        self._slot_terms = []                              # id -> its term's string
         self._freq = np.zeros(16, dtype=np.int64)
         self._runs = {shape: [] for shape in self._shapes()}
         # tuple tables kept as packed keys (else as id columns, sorted as rows)
@@ -201,6 +185,20 @@ class NgramCounts:
 
     def _shapes(self):
         return ("window",) if self.order == 2 else _SHAPES[self.order]
+
+    @property
+    def vocabulary(self):
+        """Terms -> ids, in order of first appearance."""
+        if self._raw_terms:
+            self._sync_vocabulary(len(self._raw))
+        return self._vocabulary
+
+    def _sync_vocabulary(self, n_raw):
+        """Add the raw tokens ``len(vocabulary) .. n_raw - 1``, their own terms while
+        lowercasing has changed none, to the vocabulary."""
+        done = len(self._vocabulary)
+        if done < n_raw:
+            self._vocabulary.update(zip(islice(self._raw, done, n_raw), range(done, n_raw)))
 
     @property
     def n_terms(self):
@@ -226,7 +224,7 @@ class NgramCounts:
 
     def _ids(self, units, n_tokens, start):
         """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""
-        vocab = self._raw if self.lower else self.vocabulary
+        vocab = self._raw if self.lower else self._vocabulary
         before = len(vocab)
         try:
             ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
@@ -234,20 +232,32 @@ class NgramCounts:
         except TypeError:                       # an unhashable token
             _check_types(units, None, start)
             raise
-        new = list(islice(reversed(vocab), len(vocab) - before))[::-1]
+        new = _last_keys(vocab, before)
         if not self.lower:
             _check_types(units, new, start)
+            self._slot_terms.extend(new)
             return ids
         try:
-            lowered = list(map(str.lower, new))
+            unchanged = self._raw_terms and _lowercase(new)
+            lowered = new if unchanged else list(map(str.lower, new))
         except TypeError:
             _check_types(units, new, start)
             raise
+        if unchanged:            # every new token is its own term, with its raw id
+            self._slots += len(new)
+            self._slot_terms.extend(new)
+            self._grow("_remap", len(vocab))
+            self._remap[before:len(vocab)] = np.arange(before, len(vocab))
+            return ids
+        if self._raw_terms:      # the first change: the terms so far are the raw tokens
+            self._sync_vocabulary(before)
+            self._raw_terms = False
         # a new term takes the id of its first raw form (a term seen before leaves that
         # id unused): one dict.setdefault per distinct raw token, no renumbering
-        terms = np.fromiter(map(self.vocabulary.setdefault, lowered, count(self._slots)),
+        terms = np.fromiter(map(self._vocabulary.setdefault, lowered, count(self._slots)),
                             np.int64, len(new))
         self._slots += len(new)
+        self._slot_terms.extend(lowered)
         self._grow("_remap", len(vocab))
         self._remap[before:len(vocab)] = terms
         return self._remap[ids]
@@ -267,7 +277,9 @@ class NgramCounts:
         self.n_tokens += n_tokens
         self.n_documents += len(units)
         if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
-            self._push("window", _adjacent_pairs(flat, lengths, n_slots))
+            from nlpfeat.text._sorted_merge import adjacent_pairs  # numba: on use
+
+            self._push("window", adjacent_pairs(flat, lengths, n_slots))
             return self
         span = self.window if self.order == 2 else self.order
         ids = _with_breaks(flat, lengths, span - 1)
@@ -306,11 +318,13 @@ class NgramCounts:
         return (_unpack(table, len(shape)) if self._packed[shape] else table), counts
 
     def _merge_runs(self, shape, a, b):
+        from nlpfeat.text._sorted_merge import merge_sorted  # numba: imported on use
+
         if shape == "window" or self._packed[shape]:
-            return merge_tables(a, b)
+            return merge_sorted(a, b)
         radix = self._radix
         if radix ** len(shape) < self.max_key:   # keys keep the rows' order: a linear merge
-            keys, counts = merge_tables((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
+            keys, counts = merge_sorted((_encode(a[0], radix), a[1]), (_encode(b[0], radix), b[1]))
             return _decode(keys, radix, len(shape)), counts
         cols = [np.concatenate(pair) for pair in zip(a[0], b[0])]
         return _reduce_rows(cols, np.concatenate([a[1], b[1]]), radix, self.max_key)
@@ -351,13 +365,17 @@ class NgramCounts:
                 f"{other.window}, lower={other.lower} into counts of order={self.order}, "
                 f"window_size={self.window}, lower={self.lower}.")
         slots = np.fromiter(other.vocabulary.values(), np.int64, other.n_terms)
+        before = len(self.vocabulary)
+        self._raw_terms = False            # other's terms are not raw tokens here
         if self.lower:
             mapped = np.fromiter(map(self.vocabulary.setdefault, other.vocabulary,
                                      count(self._slots)), np.int64, other.n_terms)
             self._slots += other.n_terms
+            self._slot_terms.extend(other.vocabulary)
         else:
             mapped = np.fromiter(map(self.vocabulary.__getitem__, other.vocabulary),
                                  np.int64, other.n_terms)
+            self._slot_terms.extend(_last_keys(self.vocabulary, before))
         ids = np.zeros(other.n_slots, dtype=np.int64)       # other's id -> ours
         ids[slots] = mapped
         self._grow("_freq", self.n_slots)
@@ -378,11 +396,9 @@ class NgramCounts:
         return self
 
     def table(self, min_count=1):
-        """The n-grams counted at least ``min_count`` times, with nltk's marginals, in
-        term ids ``0 .. n_terms - 1`` (in the order of their ids here)."""
-        terms = np.empty(self.n_slots, dtype=object)
-        slots = np.fromiter(self.vocabulary.values(), np.int64, self.n_terms)
-        terms[slots] = list(self.vocabulary)
+        """The n-grams counted at least ``min_count`` times, with nltk's marginals, over
+        their words alone (``terms``), numbered ``0 .. len(terms) - 1`` in the order of
+        their ids here."""
         freq = self.freq
         if self.order == 2:
             keys, counts = self._table("window")
@@ -391,7 +407,7 @@ class NgramCounts:
             counts = counts[frequent]
             marginals = (counts / (self.window - 1.0), (freq[grams[0]], freq[grams[1]]),
                          self.n_tokens)
-            return self._dense(Table(terms, grams, counts, marginals), slots)
+            return self._compact(Table(None, grams, counts, marginals))
         shapes = _SHAPES[self.order]
         cols, counts = self._rows(shapes[0])
         frequent = counts >= min_count
@@ -415,22 +431,26 @@ class NgramCounts:
                                   count(1, 2, 3)),
                          (count(0, 1), count(0, 2), count(0, 3), count(1, 3), count(2, 3),
                           count(1, 2)), words, self.n_tokens)
-        return self._dense(Table(terms, grams, counts, marginals), slots)
+        return self._compact(Table(None, grams, counts, marginals))
 
-    def _dense(self, table, slots):
-        """``table`` with its ids renumbered ``0 .. n_terms - 1`` where ids are unused
-        (the order, and so the sort of the n-grams, is kept)."""
-        if len(slots) == self.n_slots:
-            return table
-        used = np.sort(slots)
-        dense = np.zeros(self.n_slots, dtype=np.int64)
-        dense[used] = np.arange(len(used))
-        return table._replace(terms=table.terms[used],
-                              grams=tuple(dense[g] for g in table.grams))
+    def _compact(self, table):
+        """``table`` over the words of its n-grams alone, renumbered ``0 .. k - 1`` in
+        the order of their ids (so the sort of the n-grams is kept): the strings of the
+        other terms are never gathered."""
+        used = np.zeros(self.n_slots, dtype=bool)
+        for g in table.grams:
+            used[g] = True
+        words = np.flatnonzero(used)
+        dense = np.cumsum(used) - 1
+        terms = np.empty(len(words), dtype=object)
+        if len(words):
+            strings = itemgetter(*words.tolist())(self._slot_terms)
+            terms[:] = strings if len(words) > 1 else [strings]
+        return table._replace(terms=terms, grams=tuple(dense[g] for g in table.grams))
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["vocabulary"] = dict(self.vocabulary)
+        state["_vocabulary"] = dict(self.vocabulary)
         state["_raw"] = None if self._raw is None else dict(self._raw)
         state["_runs"] = {shape: [(self._table(shape), self._weight(shape))]
                           for shape in self._shapes()}
@@ -438,15 +458,36 @@ class NgramCounts:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self.vocabulary = _growing(self.vocabulary)
+        self._vocabulary = _growing(self._vocabulary)
         if self._raw is not None:
             self._raw = _growing(self._raw)
 
 
-def _growing(mapping):
-    vocabulary = new_vocabulary()
+def _growing(mapping=()):
+    """A dict of ids (a copy of ``mapping``) that gives a new key the next id, as
+    :func:`~nlpfeat.text._pairs.new_vocabulary` does, from a counter rather than a call
+    of ``len`` (5% less time per lookup on Lee's corpus, where one token in six is new)."""
+    vocabulary = defaultdict(count(len(mapping)).__next__)
     vocabulary.update(mapping)
     return vocabulary
+
+
+def _last_keys(mapping, before):
+    """The keys of ``mapping`` after its first ``before``, in order (all of them at once
+    when ``before`` is 0; else from the end, whatever the size of ``mapping``)."""
+    if not before:
+        return list(mapping)
+    return list(islice(reversed(mapping), len(mapping) - before))[::-1]
+
+
+def _lowercase(tokens):
+    """Whether ``str.lower`` leaves every token as it is, by one ``lower`` of them all
+    joined (a call per token cost a fifth of a fit). Joined, the one context rule of
+    ``lower`` (a final capital sigma) could only change a capital sigma, which lowercasing
+    changes anyway, and no character lowercases to a string that starts with itself, so
+    the joined string is unchanged exactly when every token is."""
+    joined = "".join(tokens)
+    return joined.lower() == joined
 
 
 def _check_types(units, distinct, start):

@@ -280,5 +280,3 @@ def test_a_bag_with_phrases_grown_in_passes_is_refused(db):
     bag = db.from_sequence(token_docs(), npartitions=2)
     with pytest.raises(ValueError, match="a dask bag needs counts that add up"):
         Collocations(max_len=3, input="tokens").fit(bag)
-    with pytest.raises(TypeError, match="map_partitions"):
-        Collocations(input="tokens").fit_transform(bag)
