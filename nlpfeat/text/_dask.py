@@ -183,12 +183,19 @@ def _default_shards():
 
 
 def _transform_partition(shipped, index, docs):
-    from nlpfeat.text._dask_blocks import CsrBlock
-
+    """``transform`` of one partition by the :class:`Shipped` estimator; an error names
+    the partition."""
     try:
-        return CsrBlock(shipped.get().transform([strip_line_break(doc) for doc in docs]))
+        return shipped.get().transform([strip_line_break(doc) for doc in docs])
     except Exception as exc:
         _raise_partition_error(exc, index)
+
+
+def _transform_block(shipped, index, docs):
+    """One partition's rows of a document-feature matrix, as a stackable CSR block."""
+    from nlpfeat.text._dask_blocks import CsrBlock
+
+    return CsrBlock(_transform_partition(shipped, index, docs))
 
 
 def _without_statistics(estimator):
@@ -276,7 +283,7 @@ def transform_bag(estimator, bag):
     meta = CsrBlock(estimator.transform([]))     # checks that it is fitted; (0, n_features)
     fitted = _send_once(_without_statistics(estimator), dask)
     blocks = [
-        da.from_delayed(dask.delayed(_transform_partition, pure=True)(fitted, i, part),
+        da.from_delayed(dask.delayed(_transform_block, pure=True)(fitted, i, part),
                         shape=(np.nan, meta.shape[1]), dtype=meta.dtype, meta=meta)
         for i, part in enumerate(bag.to_delayed())
     ]
