@@ -17,6 +17,7 @@ import numpy as np
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._documents import check_corpus_type, check_document_tokens
+from nlpfeat.text._pair_merge import count_upper_pairs
 from nlpfeat.text._pairs import (
     join_keys,
     layout_documents,
@@ -64,14 +65,19 @@ def _as_tokens(doc, tokenize, index, check_tokens):
     return doc
 
 
+def counting_limit(working_memory=None):
+    """Bytes of counting work per chunk: ``working_memory`` MiB (None: 64 MiB)."""
+    return chunk_n_rows(1, 2**62, COUNTING_WORKING_MEMORY if working_memory is None
+                        else working_memory)
+
+
 def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens=True):
     """Yield lists of token lists whose counting takes about ``working_memory`` MiB.
 
     A document of ``L`` tokens costs ``8 L (2 min(window, L) + 4)`` bytes (ids, padding,
     pair keys and sort space). ``None`` means :data:`COUNTING_WORKING_MEMORY`.
     """
-    limit = chunk_n_rows(1, 2**62, COUNTING_WORKING_MEMORY if working_memory is None
-                         else working_memory)
+    limit = counting_limit(working_memory)
     chunk, n_bytes = [], 0
     for index, doc in enumerate(docs):
         chunk.append(_as_tokens(doc, tokenize, index, check_tokens))
@@ -171,6 +177,19 @@ class PairCounts:
 
     def add(self, token_lists):
         """Count one chunk of documents (lists of tokens); returns ``self``."""
+        ids, lengths = self.count_terms(token_lists)
+        padded, reach = layout_documents(ids, lengths, self.window)
+        self._push(pair_table(padded, self.window, weighting=self.weighting, reach=reach))
+        if self.prune_at is not None and self.learn:
+            self._prune()
+        return self
+
+    def count_terms(self, token_lists):
+        """Count the terms (and documents) of one chunk, not its pairs: (ids, lengths).
+
+        ``ids`` are the chunk's token ids (-1 for a token outside a fixed vocabulary),
+        ``lengths`` its document lengths, as :func:`token_ids` gives them.
+        """
         ids, lengths = token_ids(token_lists, self.vocabulary)
         n = self.n_terms
         self._reserve(n)
@@ -181,12 +200,8 @@ class PairCounts:
             if not self.learn:
                 doc = doc[ids >= 0]
             self._df[:n] += np.bincount(np.unique(doc * n + known) % n, minlength=n)
-        padded, reach = layout_documents(ids, lengths, self.window)
-        self._push(pair_table(padded, self.window, weighting=self.weighting, reach=reach))
         self.n_documents += len(lengths)
-        if self.prune_at is not None and self.learn:
-            self._prune()
-        return self
+        return ids, lengths
 
     def update(self, docs, *, working_memory=None, tokenize=None, check_tokens=True):
         """Count ``docs`` (read once) a chunk at a time; returns ``self``.
@@ -294,6 +309,12 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     callers whose token lists come from :meth:`TextMixin._token_lists`, checked already.
     """
     counts = PairCounts(window, weighting=weighting, vocabulary=vocabulary, prune_at=prune_at)
+    if symmetric and prune_at is None:
+        upper, vocabulary = count_upper_pairs(
+            doc_chunks(docs, window, working_memory, tokenize=tokenize,
+                       check_tokens=check_tokens),
+            counts, min_count=min_count, limit=counting_limit(working_memory))
+        return upper.symmetric(), vocabulary
     counts.update(docs, working_memory=working_memory, tokenize=tokenize,
                   check_tokens=check_tokens)
     return counts.matrix(min_count, symmetric=symmetric, release=True)
