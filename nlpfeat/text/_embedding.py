@@ -6,7 +6,6 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
-from sklearn.utils.extmath import svd_flip
 
 from nlpfeat._validation import (
     Integral,
@@ -103,20 +102,25 @@ def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state
     rng = check_random_state(random_state)
     n_random = min(n_components + _N_OVERSAMPLES, min(shape))
     Y = matmul(rng.standard_normal((shape[1], n_random)).astype(np.float32))
-    for _ in range(n_iter):
-        Y = scipy.linalg.lu(Y, permute_l=True, check_finite=False)[0]
-        Y = scipy.linalg.lu(rmatmul(Y), permute_l=True, check_finite=False)[0]
+    for _ in range(n_iter):                  # the products' outputs are factorised in place
+        Y = scipy.linalg.lu(Y, permute_l=True, overwrite_a=True, check_finite=False)[0]
+        Y = scipy.linalg.lu(rmatmul(Y), permute_l=True, overwrite_a=True,
+                            check_finite=False)[0]
         Y = matmul(Y)
-    Q = scipy.linalg.qr(Y.astype(dtype), mode="economic", overwrite_a=True,
-                        check_finite=False)[0]
+    Y = Y.astype(dtype, order="F")             # LAPACK's layout: the QR runs in place
+    Q = scipy.linalg.qr(Y, mode="economic", overwrite_a=True, check_finite=False)[0]
     del Y
-    Bt = rmatmul(np.ascontiguousarray(Q, dtype=dtype))   # (n_cols, n_random) = B^T
-    R = _triangular_factor(Bt)                             # Bt = Qb R
+    Q = np.ascontiguousarray(Q)                # rows contiguous for the products
+    Bt = rmatmul(Q)                            # (n_cols, n_random) = B^T
+    R = _triangular_factor(Bt)                 # Bt = Qb R
     del Bt
-    _, S, Vb = np.linalg.svd(R)                            # B = Q^T A = Vb^T S (Qb W)^T
+    _, S, Vb = np.linalg.svd(R)                # B = Q^T A = Vb^T S (Qb W)^T
     U = Q @ Vb.T[:, :n_components]
     del Q
-    U, _ = svd_flip(U, None)
+    # scikit-learn's svd_flip (largest entry of each column positive), a column at a time:
+    # svd_flip itself makes two full-size copies of U
+    top = [np.abs(U[:, c]).argmax() for c in range(U.shape[1])]
+    U *= np.sign(U[top, np.arange(U.shape[1])])
     return U.astype(dtype, copy=False), S[:n_components].astype(dtype, copy=False)
 
 _TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
@@ -471,7 +475,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                             n_iter=self.n_iter, random_state=rng, dtype=self.dtype)
         del scores
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            embeddings = U * S**self.eig                    # (n_words, n_components)
+            U *= S**self.eig                                # (n_words, n_components)
+        embeddings = U
         if not np.isfinite(embeddings).all():
             raise ValueError(
                 f"eig={self.eig} overflows the singular-value weights S**eig (singular values "
