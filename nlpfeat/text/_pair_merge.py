@@ -27,6 +27,7 @@ import tempfile
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from nlpfeat.text._pairs import layout_documents, pair_table, select_terms
 
@@ -78,13 +79,17 @@ class UpperCounts:
                              shape=(self.n_terms, self.n_terms))
 
     def symmetric(self):
-        """The full symmetric counts ``U + U.T`` (CSR; int64 counts or float64 weights)."""
+        """The full symmetric counts ``U + U.T`` (CSR, sorted indices; int64 counts or
+        float64 weights), built in place of the output: no transposed copy."""
         dtype = np.float64 if self.data.dtype.kind == "f" else np.int64
-        upper = sp.csr_matrix((self.data.astype(dtype), self.indices, self.indptr),
-                              shape=(self.n_terms, self.n_terms))
-        full = (upper + upper.T).tocsr()
-        full.sort_indices()
-        return full
+        row_nnz = _symmetric_row_nnz(self.indptr, self.indices)
+        index = np.int32 if row_nnz.sum() <= _INT32_MAX else np.int64
+        indptr = np.zeros(self.n_terms + 1, index)
+        np.cumsum(row_nnz, out=indptr[1:])
+        indices = np.empty(int(indptr[-1]), index)
+        data = np.empty(int(indptr[-1]), dtype)
+        _fill_symmetric(self.indptr, self.indices, self.data, indptr, indices, data)
+        return sp.csr_matrix((data, indices, indptr), shape=(self.n_terms, self.n_terms))
 
     @classmethod
     def from_symmetric(cls, counts):
@@ -104,6 +109,46 @@ class UpperCounts:
                                else np.int64)
         return cls(upper.indptr.astype(np.int64), upper.indices.astype(np.int32), data,
                    upper.shape[0])
+
+
+@njit(cache=True)
+def _symmetric_row_nnz(indptr, indices):
+    """Entries per row of ``U + U.T``."""
+    n = len(indptr) - 1
+    counts = np.zeros(n, np.int64)
+    for i in range(n):
+        for k in range(indptr[i], indptr[i + 1]):
+            counts[i] += 1
+            if indices[k] != i:
+                counts[indices[k]] += 1
+    return counts
+
+
+@njit(cache=True)
+def _fill_symmetric(indptr, indices, data, out_indptr, out_indices, out_data):
+    """Write ``U + U.T`` into CSR arrays sized by :func:`_symmetric_row_nnz`.
+
+    Rows are visited in order, so row ``j`` receives its entries below the diagonal
+    (mirrored from rows ``i < j``) in increasing column order before its own upper
+    entries: the columns of every row come out sorted.
+    """
+    n = len(indptr) - 1
+    fill = out_indptr[:n].astype(np.int64)
+    for i in range(n):
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            v = data[k]
+            at = fill[i]
+            out_indices[at] = j
+            if j == i:
+                out_data[at] = 2 * v
+            else:
+                out_data[at] = v
+                mirror = fill[j]
+                out_indices[mirror] = i
+                out_data[mirror] = v
+                fill[j] += 1
+            fill[i] += 1
 
 
 def _stored_chunks(ids_path, lengths_path, window, limit, block=1 << 14):
