@@ -85,7 +85,7 @@ def _triangular_factor(M, block=4096):
     R = M[:0]
     for start in range(0, len(M), block):
         R = scipy.linalg.qr(np.concatenate([R, M[start : start + block]]), mode="r",
-                            check_finite=False)[0][: M.shape[1]]
+                            overwrite_a=True, check_finite=False)[0][: M.shape[1]].copy()
     return R
 
 
