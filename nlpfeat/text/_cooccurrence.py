@@ -11,6 +11,12 @@ final table, never the corpus. Counting is additive: :meth:`PairCounts.merge` ad
 statistics of another batch or of a Dask partition exactly (integer sums), whatever the
 order, and the terms kept by ``min_count`` are chosen from the summed frequencies at the
 end (:meth:`PairCounts.matrix`).
+
+:func:`cooccurrence` (symmetric, without ``prune_at``) and ``PMIEmbedding.fit`` count in
+two passes instead (:func:`nlpfeat.text._pair_merge.count_upper_pairs`): the terms first,
+then only the pairs of the kept terms, spilled to disk and merged once, in linear time;
+:class:`PairCounts` serves the one-pass cases (``partial_fit``, Dask partitions,
+``prune_at``, directed counts) and counts only the terms for the two-pass one.
 """
 import numpy as np
 
@@ -363,9 +369,16 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
     working_memory : float, default=None
         MiB of temporary arrays per chunk; None means 64 MiB (measured: counting runs
         faster in large chunks, unlike the cache-bound kernels of nlpfeat.kernels).
-        Peak memory is this budget plus the model: the vocabulary, the pair table (16
-        bytes per distinct pair, up to twice while chunk tables are merged) and the
-        output, not the corpus.
+        Symmetric counts (without ``prune_at``) are counted in two passes over a
+        temporary copy of the documents' token ids (4 bytes per token, in the system's
+        temporary folder, removed at the end): the terms, then the pairs of the terms
+        kept by ``min_count`` only, each chunk's pairs sorted, cut into buckets appended
+        to files (about 12 bytes per distinct pair of a chunk), each bucket merged once:
+        the time grows linearly with the corpus. Peak memory is then this budget plus the
+        vocabulary and the output (with its upper triangle, 8 bytes per stored pair,
+        while it is written), never the corpus nor the pairs of rare words.
+        ``symmetric=False`` and ``prune_at`` count in one pass, with a table of every
+        distinct pair in memory (16 bytes each, up to twice while chunk tables merge).
     prune_at : int or None, default=None
         With a learned vocabulary, the largest number of terms kept while counting
         (gensim's ``prune_at``): when a chunk leaves more, the terms seen fewer than 2

@@ -3,7 +3,11 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
@@ -175,9 +179,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     random_state : int, RandomState instance or None, default=None
         Seeds the randomized SVD.
     working_memory : float, default=None
-        MiB per chunk of co-occurrence counting; None means 64 MiB, as for
-        :func:`~nlpfeat.text.cooccurrence`. Pooling documents (``transform``) uses
-        nlpfeat's default budget.
+        MiB per chunk of co-occurrence counting (and per bucket of its merge); None
+        means 64 MiB, as for :func:`~nlpfeat.text.cooccurrence`. Pooling documents
+        (``transform``) uses nlpfeat's default budget.
     prune_at : int or None, default=None
         Largest vocabulary kept while counting (gensim's ``prune_at``; see
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
@@ -212,15 +216,22 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
 
     **Streaming.** ``fit`` reads ``X`` once, a chunk of documents at a time (see
     :func:`~nlpfeat.text.cooccurrence`), and ``transform`` pools a chunk at a time, so a
-    corpus on disk (:class:`nlpfeat.datasets.Corpus`) is never held in memory; peak
-    memory is the chunk budget plus the model: the vocabulary, the pair table (16 bytes
-    per distinct pair, rare words included until ``min_count`` is applied at the end),
-    the PPMI matrix of the kept words (float64 values and a float32 copy and transpose
-    for the SVD's power iterations) and the vectors. ``pooling="attention"`` is the
-    exception: it holds the training documents' token lists. ``partial_fit`` adds
-    batches (counts are sums), and a ``dask.bag.Bag`` of documents is counted per
-    partition on the workers and merged by a tree reduction, to the same counts as one
-    machine's ``fit``, bit for bit.
+    corpus on disk (:class:`nlpfeat.datasets.Corpus`) is never held in memory. ``fit``
+    counts in two passes over a temporary copy of the token ids (4 bytes per token, on
+    disk): the words, then the pairs of the words kept by ``min_count`` only, spilled
+    to bucket files and merged once, in linear time (see
+    :func:`~nlpfeat.text.cooccurrence`). Peak memory is the chunk budget plus the
+    model: the vocabulary, the upper triangle of the symmetric counts of the kept words
+    (8 bytes per stored pair; the PPMI matrix is never built: the SVD's products compute
+    it from the counts on the fly) and at most four dense ``n_words x (n_components +
+    10)`` float64 blocks for the SVD (its basis and the projection). On the synthetic
+    100M-token corpus of ``benchmarks/bench_scale.py`` that is within 4 GiB.
+    ``pooling="attention"`` is the exception: it holds the training documents' token
+    lists. ``partial_fit`` adds batches (counts are sums; it keeps a table of every
+    distinct pair, 16 bytes each, rare words included), and a ``dask.bag.Bag`` of
+    documents is counted per partition on the workers and merged by a tree reduction, to
+    the same counts as one machine's ``fit``, bit for bit; ``prune_at`` also counts in
+    one pass.
 
     References
     ----------

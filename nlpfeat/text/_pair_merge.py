@@ -24,6 +24,7 @@ of :class:`~nlpfeat.text._cooccurrence.PairCounts` bit for bit, whatever the chu
 """
 import os
 import tempfile
+from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
@@ -206,7 +207,7 @@ class _Buckets:
         records = np.empty(len(keys), self.record)
         records["key"], records["value"] = keys, values
         edges = [0, *np.searchsorted(keys, self.bounds).tolist(), len(keys)]
-        for b, (start, stop) in enumerate(zip(edges[:-1], edges[1:])):
+        for b, (start, stop) in enumerate(pairwise(edges)):
             if stop > start:
                 with open(self._path(b), "ab") as fh:
                     records[start:stop].tofile(fh)
