@@ -70,10 +70,6 @@ class UpperCounts:
     def nnz(self):
         return len(self.data)
 
-    @property
-    def nbytes(self):
-        return self.indptr.nbytes + self.indices.nbytes + self.data.nbytes
-
     def upper(self):
         """``U`` as a CSR matrix (sharing these arrays)."""
         return sp.csr_matrix((self.data, self.indices, self.indptr),

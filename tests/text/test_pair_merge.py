@@ -112,6 +112,12 @@ def test_counts_beyond_int32_switch_to_int64(wiki_lines, monkeypatch):
     assert (upper.symmetric() != expected).nnz == 0
 
 
+def test_a_chunk_beyond_int32_counts_asks_for_a_smaller_budget(wiki_lines, monkeypatch):
+    monkeypatch.setattr(pair_merge, "_INT32_MAX", 2)
+    with pytest.raises(ValueError, match="more than int32 counts hold; lower working_memory"):
+        two_pass(wiki_lines, 5, 64)
+
+
 def test_documents_without_pairs_give_an_empty_matrix():
     counts, vocabulary = cooccurrence([["aa"], [], ["bb"], ["aa"]], window=3)
     assert vocabulary == {"aa": 0, "bb": 1}
