@@ -171,6 +171,14 @@ def test_ppmi_products_equal_the_materialised_ppmi(alpha, shift, dtype):
                                atol=1e-13)
 
 
+def test_ppmi_products_of_int64_counts_equal_those_of_int32_counts():
+    upper = UpperCounts.from_symmetric(random_symmetric(200, 0.05, 5))
+    wide = UpperCounts(upper.indptr, upper.indices, upper.data.astype(np.int64), 200)
+    X = np.random.default_rng(6).standard_normal((200, 5))
+    np.testing.assert_array_equal(PPMIOperator(wide, 0.75).rmatmul(X),
+                                  PPMIOperator(upper, 0.75).rmatmul(X))
+
+
 def test_ppmi_operator_rejects_overflow_and_empty_counts():
     full = random_symmetric(50, 0.1, 3)
     with pytest.raises(ValueError, match="PMI overflows float64 with alpha=1e"):
