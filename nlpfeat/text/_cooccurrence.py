@@ -316,11 +316,12 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     """
     counts = PairCounts(window, weighting=weighting, vocabulary=vocabulary, prune_at=prune_at)
     if symmetric and prune_at is None:
-        upper, vocabulary = count_upper_pairs(
+        matrix, vocabulary = count_upper_pairs(
             doc_chunks(docs, window, working_memory, tokenize=tokenize,
                        check_tokens=check_tokens),
-            counts, min_count=min_count, limit=counting_limit(working_memory))
-        return upper.symmetric(), vocabulary
+            counts, min_count=min_count, limit=counting_limit(working_memory),
+            symmetric=True)
+        return matrix, vocabulary
     counts.update(docs, working_memory=working_memory, tokenize=tokenize,
                   check_tokens=check_tokens)
     return counts.matrix(min_count, symmetric=symmetric, release=True)

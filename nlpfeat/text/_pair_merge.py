@@ -28,7 +28,6 @@ from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 
 from nlpfeat.text._pairs import layout_documents, pair_table, select_terms
 
@@ -78,15 +77,12 @@ class UpperCounts:
     def symmetric(self):
         """The full symmetric counts ``U + U.T`` (CSR, sorted indices; int64 counts or
         float64 weights), built in place of the output: no transposed copy."""
-        dtype = np.float64 if self.data.dtype.kind == "f" else np.int64
-        row_nnz = _symmetric_row_nnz(self.indptr, self.indices)
-        index = np.int32 if row_nnz.sum() <= _INT32_MAX else np.int64
-        indptr = np.zeros(self.n_terms + 1, index)
-        np.cumsum(row_nnz, out=indptr[1:])
-        indices = np.empty(int(indptr[-1]), index)
-        data = np.empty(int(indptr[-1]), dtype)
-        _fill_symmetric(self.indptr, self.indices, self.data, indptr, indices, data)
-        return sp.csr_matrix((data, indices, indptr), shape=(self.n_terms, self.n_terms))
+        from nlpfeat.text._pair_kernels import symmetric_row_nnz
+
+        out = _SymmetricOutput(symmetric_row_nnz(self.indptr, self.indices),
+                               floating=self.data.dtype.kind == "f")
+        out.fill(self.indptr, self.indices, self.data, 0)
+        return out.matrix()
 
     @classmethod
     def from_symmetric(cls, counts):
@@ -108,44 +104,27 @@ class UpperCounts:
                    upper.shape[0])
 
 
-@njit(cache=True)
-def _symmetric_row_nnz(indptr, indices):
-    """Entries per row of ``U + U.T``."""
-    n = len(indptr) - 1
-    counts = np.zeros(n, np.int64)
-    for i in range(n):
-        for k in range(indptr[i], indptr[i + 1]):
-            counts[i] += 1
-            if indices[k] != i:
-                counts[indices[k]] += 1
-    return counts
+class _SymmetricOutput:
+    """The CSR arrays of ``U + U.T``, filled a block of rows of ``U`` at a time."""
 
+    def __init__(self, row_nnz, floating):
+        total = int(row_nnz.sum())
+        index = np.int32 if total <= _INT32_MAX else np.int64
+        self.indptr = np.zeros(len(row_nnz) + 1, index)
+        np.cumsum(row_nnz, out=self.indptr[1:])
+        self.indices = np.empty(total, index)
+        self.data = np.empty(total, np.float64 if floating else np.int64)
+        self._fill = self.indptr[:-1].astype(np.int64)
 
-@njit(cache=True)
-def _fill_symmetric(indptr, indices, data, out_indptr, out_indices, out_data):
-    """Write ``U + U.T`` into CSR arrays sized by :func:`_symmetric_row_nnz`.
+    def fill(self, indptr, indices, data, first_row):
+        from nlpfeat.text._pair_kernels import fill_symmetric
 
-    Rows are visited in order, so row ``j`` receives its entries below the diagonal
-    (mirrored from rows ``i < j``) in increasing column order before its own upper
-    entries: the columns of every row come out sorted.
-    """
-    n = len(indptr) - 1
-    fill = out_indptr[:n].astype(np.int64)
-    for i in range(n):
-        for k in range(indptr[i], indptr[i + 1]):
-            j = indices[k]
-            v = data[k]
-            at = fill[i]
-            out_indices[at] = j
-            if j == i:
-                out_data[at] = 2 * v
-            else:
-                out_data[at] = v
-                mirror = fill[j]
-                out_indices[mirror] = i
-                out_data[mirror] = v
-                fill[j] += 1
-            fill[i] += 1
+        fill_symmetric(indptr, indices, data, first_row, self._fill, self.indices,
+                       self.data)
+
+    def matrix(self):
+        n = len(self.indptr) - 1
+        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=(n, n))
 
 
 def _stored_chunks(ids_path, lengths_path, window, limit, block=1 << 14):
@@ -208,12 +187,38 @@ class _Buckets:
                 with open(self._path(b), "ab") as fh:
                     records[start:stop].tofile(fh)
 
-    def assemble(self, n_terms):
-        """Reduce the buckets in key order into :class:`UpperCounts`."""
+    def assemble(self, n_terms, *, symmetric=False):
+        """Reduce the buckets in key order into :class:`UpperCounts`, or, with
+        ``symmetric``, into the full symmetric CSR matrix, written a block of rows of the
+        triangle at a time (the triangle is never held whole)."""
+        indptr, indices_path, data_path, out_dtype, mirror_nnz = self._reduce(n_terms)
+        if not symmetric:
+            return UpperCounts(indptr, np.fromfile(indices_path, np.int32),
+                               np.fromfile(data_path, out_dtype), n_terms)
+        out = _SymmetricOutput(np.diff(indptr) + mirror_nnz, floating=out_dtype == np.float64)
+        per_block = max(self.limit // 16, 1)             # stored pairs read per block
+        stops = np.unique(np.searchsorted(indptr, np.arange(per_block, indptr[-1],
+                                                            per_block))).tolist()
+        with open(indices_path, "rb") as indices_file, open(data_path, "rb") as data_file:
+            start = 0
+            for stop in [*stops, n_terms]:
+                if stop <= start:
+                    continue
+                count = int(indptr[stop] - indptr[start])
+                out.fill(indptr[start : stop + 1] - indptr[start],
+                         np.fromfile(indices_file, np.int32, count=count),
+                         np.fromfile(data_file, out_dtype, count=count), start)
+                start = stop
+        return out.matrix()
+
+    def _reduce(self, n_terms):
+        """Reduce each bucket in key order, appending its columns and sums to two files:
+        (indptr, the files' paths, the sums' dtype, entries each row gets by mirroring)."""
         floating = self.record["value"].kind == "f"
         out_dtype = (np.float64 if floating else
                      np.int32 if self.total <= _INT32_MAX else np.int64)
         row_nnz = np.zeros(n_terms, np.int64)
+        mirror_nnz = np.zeros(n_terms, np.int64)
         indices_path = os.path.join(self.folder, "indices")
         data_path = os.path.join(self.folder, "data")
         n_buckets = 0 if self.bounds is None else len(self.bounds) + 1
@@ -235,15 +240,17 @@ class _Buckets:
                 first = int(rows[0])
                 counted = np.bincount(rows - first)
                 row_nnz[first:first + len(counted)] += counted
-                (keys & _MASK).astype(np.int32).tofile(indices_file)
+                columns = (keys & _MASK).astype(np.int32)
+                mirror_nnz += np.bincount(columns[columns != rows], minlength=n_terms)
+                columns.tofile(indices_file)
                 sums.astype(out_dtype).tofile(data_file)
         indptr = np.zeros(n_terms + 1, np.int64)
         np.cumsum(row_nnz, out=indptr[1:])
-        return UpperCounts(indptr, np.fromfile(indices_path, np.int32),
-                           np.fromfile(data_path, out_dtype), n_terms)
+        return indptr, indices_path, data_path, out_dtype, mirror_nnz
 
 
-def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None):
+def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
+                      symmetric=False):
     """Count the documents of ``chunks`` (read once): (:class:`UpperCounts`, vocabulary).
 
     Parameters
@@ -263,10 +270,13 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None):
     check_terms : callable or None, default=None
         Called with ``terms`` once the terms are counted, before any term is selected
         (e.g. to reject an empty corpus with the caller's message).
+    symmetric : bool, default=False
+        Return the full symmetric counts ``U + U.T`` (CSR, int64 counts or float64
+        weights), written from the reduced buckets a block at a time, instead of ``U``.
 
     Returns
     -------
-    counts : UpperCounts
+    counts : UpperCounts or scipy.sparse.csr_matrix
         Of the kept terms (all terms of a fixed vocabulary).
     vocabulary : dict
         term -> row/column.
@@ -300,4 +310,4 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None):
             buckets.add(keys, values, len(keys) * n_tokens // max(len(ids), 1))
         os.remove(ids_path)
         os.remove(lengths_path)
-        return buckets.assemble(len(vocabulary)), vocabulary
+        return buckets.assemble(len(vocabulary), symmetric=symmetric), vocabulary

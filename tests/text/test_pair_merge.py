@@ -32,11 +32,12 @@ def one_pass(docs, window, min_count=1, weighting="uniform", vocabulary=None):
 
 
 def two_pass(docs, window, working_memory, min_count=1, weighting="uniform",
-             vocabulary=None):
+             vocabulary=None, symmetric=False):
     terms = PairCounts(window, weighting=weighting, vocabulary=vocabulary)
     chunks = doc_chunks(docs, window, working_memory, tokenize=get_tokenizer("regexp"))
     limit = int(working_memory * 2**20)
-    return count_upper_pairs(chunks, terms, min_count=min_count, limit=limit)
+    return count_upper_pairs(chunks, terms, min_count=min_count, limit=limit,
+                             symmetric=symmetric)
 
 
 def random_symmetric(n, density, seed, dtype=np.int64):
@@ -68,9 +69,9 @@ def test_spilled_counts_equal_the_one_pass_counts_bit_for_bit(wiki_lines, min_co
     n_buckets = []
     assemble = pair_merge._Buckets.assemble
 
-    def spy(self, n_terms):
+    def spy(self, n_terms, **kwargs):
         n_buckets.append(0 if self.bounds is None else len(self.bounds) + 1)
-        return assemble(self, n_terms)
+        return assemble(self, n_terms, **kwargs)
 
     monkeypatch.setattr(pair_merge._Buckets, "assemble", spy)
     upper, vocabulary = two_pass(wiki_lines, 5, working_memory, min_count)
@@ -84,6 +85,11 @@ def test_spilled_counts_equal_the_one_pass_counts_bit_for_bit(wiki_lines, min_co
     # tiny budgets: many chunks, cut into many buckets; a large one: a single bucket
     assert (n_buckets[0] > 50) if working_memory < 1 else (n_buckets[0] == 1)
     assert upper.data.dtype == np.int32 and upper.indices.dtype == np.int32
+    # the symmetric matrix written straight from the reduced buckets, a block at a time
+    direct, _ = two_pass(wiki_lines, 5, working_memory, min_count, symmetric=True)
+    assert direct.dtype == np.int64 and direct.has_sorted_indices
+    for name in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(direct, name), getattr(expected, name))
 
 
 def test_harmonic_weights_equal_the_one_pass_weights_to_rounding(wiki_lines):
