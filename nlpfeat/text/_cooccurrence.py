@@ -376,8 +376,8 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
         kept by ``min_count`` only, each chunk's pairs sorted, cut into buckets appended
         to files (about 12 bytes per distinct pair of a chunk), each bucket merged once:
         the time grows linearly with the corpus. Peak memory is then this budget plus the
-        vocabulary and the output (with its upper triangle, 8 bytes per stored pair,
-        while it is written), never the corpus nor the pairs of rare words.
+        vocabulary and the output (written from the merged buckets a block at a time),
+        never the corpus nor the pairs of rare words.
         ``symmetric=False`` and ``prune_at`` count in one pass, with a table of every
         distinct pair in memory (16 bytes each, up to twice while chunk tables merge).
     prune_at : int or None, default=None
