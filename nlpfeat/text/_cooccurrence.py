@@ -11,12 +11,19 @@ final table, never the corpus. Counting is additive: :meth:`PairCounts.merge` ad
 statistics of another batch or of a Dask partition exactly (integer sums), whatever the
 order, and the terms kept by ``min_count`` are chosen from the summed frequencies at the
 end (:meth:`PairCounts.matrix`).
+
+:func:`cooccurrence` (symmetric, without ``prune_at``) and ``PMIEmbedding.fit`` count in
+two passes instead (:func:`nlpfeat.text._pair_merge.count_upper_pairs`): the terms first,
+then only the pairs of the kept terms, spilled to disk and merged once, in linear time;
+:class:`PairCounts` serves the one-pass cases (``partial_fit``, Dask partitions,
+``prune_at``, directed counts) and counts only the terms for the two-pass one.
 """
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._documents import check_corpus_type, check_document_tokens
+from nlpfeat.text._pair_merge import count_upper_pairs
 from nlpfeat.text._pairs import (
     join_keys,
     layout_documents,
@@ -64,14 +71,19 @@ def _as_tokens(doc, tokenize, index, check_tokens):
     return doc
 
 
+def counting_limit(working_memory=None):
+    """Bytes of counting work per chunk: ``working_memory`` MiB (None: 64 MiB)."""
+    return chunk_n_rows(1, 2**62, COUNTING_WORKING_MEMORY if working_memory is None
+                        else working_memory)
+
+
 def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens=True):
     """Yield lists of token lists whose counting takes about ``working_memory`` MiB.
 
     A document of ``L`` tokens costs ``8 L (2 min(window, L) + 4)`` bytes (ids, padding,
     pair keys and sort space). ``None`` means :data:`COUNTING_WORKING_MEMORY`.
     """
-    limit = chunk_n_rows(1, 2**62, COUNTING_WORKING_MEMORY if working_memory is None
-                         else working_memory)
+    limit = counting_limit(working_memory)
     chunk, n_bytes = [], 0
     for index, doc in enumerate(docs):
         chunk.append(_as_tokens(doc, tokenize, index, check_tokens))
@@ -171,6 +183,19 @@ class PairCounts:
 
     def add(self, token_lists):
         """Count one chunk of documents (lists of tokens); returns ``self``."""
+        ids, lengths = self.count_terms(token_lists)
+        padded, reach = layout_documents(ids, lengths, self.window)
+        self._push(pair_table(padded, self.window, weighting=self.weighting, reach=reach))
+        if self.prune_at is not None and self.learn:
+            self._prune()
+        return self
+
+    def count_terms(self, token_lists):
+        """Count the terms (and documents) of one chunk, not its pairs: (ids, lengths).
+
+        ``ids`` are the chunk's token ids (-1 for a token outside a fixed vocabulary),
+        ``lengths`` its document lengths, as :func:`token_ids` gives them.
+        """
         ids, lengths = token_ids(token_lists, self.vocabulary)
         n = self.n_terms
         self._reserve(n)
@@ -181,12 +206,8 @@ class PairCounts:
             if not self.learn:
                 doc = doc[ids >= 0]
             self._df[:n] += np.bincount(np.unique(doc * n + known) % n, minlength=n)
-        padded, reach = layout_documents(ids, lengths, self.window)
-        self._push(pair_table(padded, self.window, weighting=self.weighting, reach=reach))
         self.n_documents += len(lengths)
-        if self.prune_at is not None and self.learn:
-            self._prune()
-        return self
+        return ids, lengths
 
     def update(self, docs, *, working_memory=None, tokenize=None, check_tokens=True):
         """Count ``docs`` (read once) a chunk at a time; returns ``self``.
@@ -294,6 +315,13 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     callers whose token lists come from :meth:`TextMixin._token_lists`, checked already.
     """
     counts = PairCounts(window, weighting=weighting, vocabulary=vocabulary, prune_at=prune_at)
+    if symmetric and prune_at is None:
+        matrix, vocabulary = count_upper_pairs(
+            doc_chunks(docs, window, working_memory, tokenize=tokenize,
+                       check_tokens=check_tokens),
+            counts, min_count=min_count, limit=counting_limit(working_memory),
+            symmetric=True)
+        return matrix, vocabulary
     counts.update(docs, working_memory=working_memory, tokenize=tokenize,
                   check_tokens=check_tokens)
     return counts.matrix(min_count, symmetric=symmetric, release=True)
@@ -342,9 +370,16 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
     working_memory : float, default=None
         MiB of temporary arrays per chunk; None means 64 MiB (measured: counting runs
         faster in large chunks, unlike the cache-bound kernels of nlpfeat.kernels).
-        Peak memory is this budget plus the model: the vocabulary, the pair table (16
-        bytes per distinct pair, up to twice while chunk tables are merged) and the
-        output, not the corpus.
+        Symmetric counts (without ``prune_at``) are counted in two passes over a
+        temporary copy of the documents' token ids (4 bytes per token, in the system's
+        temporary folder, removed at the end): the terms, then the pairs of the terms
+        kept by ``min_count`` only, each chunk's pairs sorted, cut into buckets appended
+        to files (about 12 bytes per distinct pair of a chunk), each bucket merged once:
+        the time grows linearly with the corpus. Peak memory is then this budget plus the
+        vocabulary and the output (written from the merged buckets a block at a time),
+        never the corpus nor the pairs of rare words.
+        ``symmetric=False`` and ``prune_at`` count in one pass, with a table of every
+        distinct pair in memory (16 bytes each, up to twice while chunk tables merge).
     prune_at : int or None, default=None
         With a learned vocabulary, the largest number of terms kept while counting
         (gensim's ``prune_at``): when a chunk leaves more, the terms seen fewer than 2

@@ -3,10 +3,13 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
-from sklearn.utils.extmath import svd_flip
 
 from nlpfeat._validation import (
     Integral,
@@ -18,12 +21,13 @@ from nlpfeat._validation import (
     fit_context,
 )
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._cooccurrence import PairCounts
+from nlpfeat.text._cooccurrence import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
 from nlpfeat.text._documents import check_corpus_nonempty, is_one_shot
-from nlpfeat.text._pmi import pmi
+from nlpfeat.text._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._pooling import KernelAttentionPooling
 from nlpfeat.text._streaming import chunk_tokens
+from nlpfeat.text._symmetric_ppmi import PPMIOperator
 from nlpfeat.text._vocabulary import count_chunks, document_error
 from nlpfeat.text._weighting import sklearn_idf
 
@@ -67,21 +71,60 @@ def randomized_svd(A, n_components, *, n_iter=5, random_state=None, dtype=np.flo
         positive).
     S : ndarray of shape (n_components,), descending
     """
-    rng = check_random_state(random_state)
     A = A.tocsr()
     A32 = A.astype(np.float32)
     At32 = A32.T.tocsr()
-    n_random = min(n_components + _N_OVERSAMPLES, min(A.shape))
-    Y = A32 @ rng.standard_normal((A.shape[1], n_random)).astype(np.float32)
-    for _ in range(n_iter):
-        Y = scipy.linalg.lu(Y, permute_l=True, check_finite=False)[0]
-        Y = scipy.linalg.lu(At32 @ Y, permute_l=True, check_finite=False)[0]
-        Y = A32 @ Y
-    Q = scipy.linalg.qr(Y.astype(dtype), mode="economic", check_finite=False)[0]
-    Bt = (At32 if dtype == np.float32 else A.T) @ Q     # (n_cols, n_random) = B^T
-    _, S, Vb = np.linalg.svd(Bt, full_matrices=False)      # B = Q^T A = Vb^T S W^T
+
+    def rmatmul(X):
+        return (At32 if X.dtype == np.float32 else A.T) @ X
+
+    return operator_svd(lambda X: A32 @ X, rmatmul, A.shape, n_components, n_iter=n_iter,
+                        random_state=random_state, dtype=dtype)
+
+
+def _triangular_factor(M, block=4096):
+    """``R`` of the QR factorisation of a tall ``M`` (n, m), a block of rows at a time
+    (no copy of ``M``): ``M^T M = R^T R``, so ``M`` and ``R`` share singular values and
+    right singular vectors."""
+    R = M[:0]
+    for start in range(0, len(M), block):
+        R = scipy.linalg.qr(np.concatenate([R, M[start : start + block]]), mode="r",
+                            overwrite_a=True, check_finite=False)[0][: M.shape[1]].copy()
+    return R
+
+
+def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state=None,
+                 dtype=np.float64):
+    """:func:`randomized_svd` of a matrix given by its products ``A @ X`` and ``A.T @ X``.
+
+    ``matmul`` and ``rmatmul`` take a dense C-ordered ``X`` (float32 in the power
+    iterations, ``dtype`` in the Rayleigh-Ritz step) and return the product in its dtype.
+    Beyond the products, memory holds a few dense ``(n, n_components + 10)`` blocks: the
+    basis ``Q`` and ``B^T = A^T Q`` in ``dtype``, whose small triangular factor is taken a
+    block of rows at a time, never a full-size SVD workspace.
+    """
+    rng = check_random_state(random_state)
+    n_random = min(n_components + _N_OVERSAMPLES, min(shape))
+    Y = matmul(rng.standard_normal((shape[1], n_random)).astype(np.float32))
+    for _ in range(n_iter):                  # the products' outputs are factorised in place
+        Y = scipy.linalg.lu(Y, permute_l=True, overwrite_a=True, check_finite=False)[0]
+        Y = scipy.linalg.lu(rmatmul(Y), permute_l=True, overwrite_a=True,
+                            check_finite=False)[0]
+        Y = matmul(Y)
+    Y = Y.astype(dtype, order="F")             # LAPACK's layout: the QR runs in place
+    Q = scipy.linalg.qr(Y, mode="economic", overwrite_a=True, check_finite=False)[0]
+    del Y
+    Q = np.ascontiguousarray(Q)                # rows contiguous for the products
+    Bt = rmatmul(Q)                            # (n_cols, n_random) = B^T
+    R = _triangular_factor(Bt)                 # Bt = Qb R
+    del Bt
+    _, S, Vb = np.linalg.svd(R)                # B = Q^T A = Vb^T S (Qb W)^T
     U = Q @ Vb.T[:, :n_components]
-    U, _ = svd_flip(U, None)
+    del Q
+    # scikit-learn's svd_flip (largest entry of each column positive), a column at a time:
+    # svd_flip itself makes two full-size copies of U
+    top = [np.abs(U[:, c]).argmax() for c in range(U.shape[1])]
+    U *= np.sign(U[top, np.arange(U.shape[1])])
     return U.astype(dtype, copy=False), S[:n_components].astype(dtype, copy=False)
 
 _TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
@@ -136,9 +179,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     random_state : int, RandomState instance or None, default=None
         Seeds the randomized SVD.
     working_memory : float, default=None
-        MiB per chunk of co-occurrence counting; None means 64 MiB, as for
-        :func:`~nlpfeat.text.cooccurrence`. Pooling documents (``transform``) uses
-        nlpfeat's default budget.
+        MiB per chunk of co-occurrence counting (and per bucket of its merge); None
+        means 64 MiB, as for :func:`~nlpfeat.text.cooccurrence`. Pooling documents
+        (``transform``) uses nlpfeat's default budget.
     prune_at : int or None, default=None
         Largest vocabulary kept while counting (gensim's ``prune_at``; see
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
@@ -173,15 +216,23 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
 
     **Streaming.** ``fit`` reads ``X`` once, a chunk of documents at a time (see
     :func:`~nlpfeat.text.cooccurrence`), and ``transform`` pools a chunk at a time, so a
-    corpus on disk (:class:`nlpfeat.datasets.Corpus`) is never held in memory; peak
-    memory is the chunk budget plus the model: the vocabulary, the pair table (16 bytes
-    per distinct pair, rare words included until ``min_count`` is applied at the end),
-    the PPMI matrix of the kept words (float64 values and a float32 copy and transpose
-    for the SVD's power iterations) and the vectors. ``pooling="attention"`` is the
-    exception: it holds the training documents' token lists. ``partial_fit`` adds
-    batches (counts are sums), and a ``dask.bag.Bag`` of documents is counted per
-    partition on the workers and merged by a tree reduction, to the same counts as one
-    machine's ``fit``, bit for bit.
+    corpus on disk (:class:`nlpfeat.datasets.Corpus`) is never held in memory. ``fit``
+    counts in two passes over a temporary copy of the token ids (4 bytes per token, on
+    disk): the words, then the pairs of the words kept by ``min_count`` only, spilled
+    to bucket files and merged once, in linear time (see
+    :func:`~nlpfeat.text.cooccurrence`). Peak memory is the chunk budget plus the
+    model: the vocabulary, the upper triangle of the symmetric counts of the kept words
+    (8 bytes per stored pair; the PPMI matrix is never built: the SVD's products compute
+    it from the counts on the fly) and at most four dense ``n_words x (n_components +
+    10)`` float64 blocks for the SVD (its basis and the projection): on the synthetic
+    100M-token corpus of ``benchmarks/bench_scale.py`` (915,682 words kept, 170M stored
+    pairs) ``PMIEmbedding(100).fit`` peaked at 3.4 GiB of resident memory.
+    ``pooling="attention"`` is the exception: it holds the training documents' token
+    lists. ``partial_fit`` adds batches (counts are sums; it keeps a table of every
+    distinct pair, 16 bytes each, rare words included), and a ``dask.bag.Bag`` of
+    documents is counted per partition on the workers and merged by a tree reduction, to
+    the same counts as one machine's ``fit``, bit for bit; ``prune_at`` also counts in
+    one pass.
 
     References
     ----------
@@ -264,10 +315,10 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         if self.pooling == "attention":
             self._check_not_bag(X, "fit with pooling='attention'")
             docs = self._token_lists(X)
-            self._embed(self._count_token_lists(docs))
+            self._embed(*self._count_pairs(docs, token_lists=True))
             self._fit_attention(docs)
         else:
-            self._embed(self._count(X))
+            self._embed(*self._count_pairs(X))
             self.__dict__.pop("attention_", None)
         self.__dict__.pop("_pair_counts", None)     # fit keeps no counts (see partial_fit)
         return self
@@ -312,7 +363,10 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self._pair_counts = counts
         n_words = int(np.count_nonzero(counts.freq >= self.min_count))
         if n_words > self.n_components:
-            self._embed(counts, release=False)
+            matrix, vocabulary = counts.matrix(self.min_count)
+            upper = UpperCounts.from_symmetric(matrix)
+            del matrix
+            self._embed(upper, vocabulary, counts)
             return self
         for name in ("vocabulary_", "embeddings_", "singular_values_", "idf_"):
             self.__dict__.pop(name, None)
@@ -344,7 +398,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self._check_not_bag(X, "fit_transform")
         if is_one_shot(X) or self.input == "file" or self.pooling == "attention":
             docs = self._token_lists(X)
-            self._embed(self._count_token_lists(docs))
+            self._embed(*self._count_pairs(docs, token_lists=True))
             if self.pooling == "attention":
                 self._fit_attention(docs)
             self.__dict__.pop("_pair_counts", None)
@@ -375,12 +429,33 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                 raise error from exc
             yield tokens_of_doc
 
-    def _count_token_lists(self, docs):
-        """The :class:`PairCounts` of token lists already made (and checked)."""
-        counts = self._new_counts().update(docs, working_memory=self.working_memory,
-                                           check_tokens=False)
-        check_corpus_nonempty(counts.n_documents)
-        return counts
+    def _count_pairs(self, X, *, token_lists=False):
+        """What ``fit`` counts: (:class:`UpperCounts` of the kept words, their vocabulary,
+        the term statistics).
+
+        The documents are read once (token lists already made, and checked, when
+        ``token_lists``). Counting runs in two passes over a temporary copy of the token
+        ids (:func:`~nlpfeat.text._pair_merge.count_upper_pairs`): the terms, then the
+        pairs of the words kept by ``min_count`` only, in linear time. A dask bag and
+        ``prune_at`` count in one pass (:class:`PairCounts`: partitions merged, pruned
+        while counting).
+        """
+        if is_dask_bag(X) or self.prune_at is not None:
+            counts = (self._new_counts().update(X, working_memory=self.working_memory,
+                                                check_tokens=False)
+                      if token_lists else self._count(X))
+            check_corpus_nonempty(counts.n_documents)
+            matrix, vocabulary = counts.matrix(self.min_count, release=True)
+            upper = UpperCounts.from_symmetric(matrix)
+            del matrix
+            return upper, vocabulary, counts
+        terms = self._new_counts()
+        stream = X if token_lists else self._token_stream(X)
+        upper, vocabulary = count_upper_pairs(
+            doc_chunks(stream, self.window, self.working_memory, check_tokens=False),
+            terms, min_count=self.min_count, limit=counting_limit(self.working_memory),
+            check_terms=lambda terms: check_corpus_nonempty(terms.n_documents))
+        return upper, vocabulary, terms
 
     def _count(self, X):
         """The :class:`PairCounts` of ``X``: streamed a chunk at a time, or, for a dask
@@ -394,26 +469,26 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         check_corpus_nonempty(counts.n_documents)
         return counts
 
-    def _embed(self, counts, *, release=True):
-        """Vocabulary, PPMI-SVD vectors and idf of the summed ``counts``; ``release``
-        frees their pair table as soon as the count matrix is built (not for
-        ``partial_fit``, which adds the next batch to it)."""
+    def _embed(self, upper, vocabulary, terms):
+        """Vocabulary, PPMI-SVD vectors and idf from the symmetric counts ``upper`` of the
+        words of ``vocabulary`` and the term statistics ``terms`` (df, documents).
+
+        The PPMI matrix is never built: the SVD's products compute it on the fly from
+        the counts (:class:`~nlpfeat.text._symmetric_ppmi.PPMIOperator`)."""
         rng = check_random_state(self.random_state)
-        matrix, vocabulary = counts.matrix(self.min_count, release=release)
         n_words = len(vocabulary)
         if self.n_components >= n_words:
             raise ValueError(
                 f"n_components={self.n_components} must be smaller than the vocabulary size "
                 f"({n_words} words seen at least min_count={self.min_count} times). Lower "
                 f"n_components, lower min_count or fit on a larger corpus.")
-        kind = "ppmi" if self.shift == 1 else "sppmi"
-        scores = pmi(matrix, kind, alpha=self.alpha, shift=self.shift)
-        del matrix
-        U, S = randomized_svd(scores, self.n_components, n_iter=self.n_iter,
-                              random_state=rng, dtype=self.dtype)
+        scores = PPMIOperator(upper, self.alpha, self.shift)
+        U, S = operator_svd(scores.matmul, scores.rmatmul, scores.shape, self.n_components,
+                            n_iter=self.n_iter, random_state=rng, dtype=self.dtype)
         del scores
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            embeddings = U * S**self.eig                    # (n_words, n_components)
+            U *= S**self.eig                                # (n_words, n_components)
+        embeddings = U
         if not np.isfinite(embeddings).all():
             raise ValueError(
                 f"eig={self.eig} overflows the singular-value weights S**eig (singular values "
@@ -422,8 +497,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self.vocabulary_ = vocabulary
         self.singular_values_ = S
         self.embeddings_ = embeddings
-        df = counts.df[counts.selected_ids(vocabulary)]
-        self.idf_ = sklearn_idf(df, counts.n_documents, smooth_idf=True)
+        df = terms.df[terms.selected_ids(vocabulary)]
+        self.idf_ = sklearn_idf(df, terms.n_documents, smooth_idf=True)
 
     def _fit_attention(self, docs):
         # the tokens are processed already: no lowercase

@@ -148,8 +148,12 @@ def join_keys(words, contexts):
     return (words.astype(np.int64) << _SHIFT) | contexts
 
 
-def pair_table(padded_ids, window, *, weighting="uniform", reach=None):
+def pair_table(padded_ids, window, *, weighting="uniform", reach=None, upper=False):
     """Directed pairs (word, context at 1..window after it) and their summed weights.
+
+    With ``upper=True`` each pair is keyed by its smaller id first, ``min << 32 | max``:
+    the table is the upper triangle (``i <= j``) of the symmetric counts, whose matrix is
+    that triangle plus its transpose (a diagonal entry counts each pair ``(a, a)`` once).
 
     Parameters
     ----------
@@ -163,6 +167,8 @@ def pair_table(padded_ids, window, *, weighting="uniform", reach=None):
     reach : ndarray of int64, shape (n_offsets,), default=None
         Offset ``d`` pairs only the first ``reach[d - 1]`` positions, and offsets beyond
         ``len(reach)`` none; None: every position, offsets up to ``window``.
+    upper : bool, default=False
+        Key each pair by (smaller id, larger id): the symmetric counts' upper triangle.
 
     Returns
     -------
@@ -181,7 +187,10 @@ def pair_table(padded_ids, window, *, weighting="uniform", reach=None):
     for offset, n in enumerate(reach.tolist(), start=1):   # offsets; tokens are an axis
         left, right = padded_ids[:n - offset], padded_ids[offset:n]
         keep = (left >= 0) & (right >= 0)
-        keys.append((ids[:n - offset][keep] << shift) | ids[offset:n][keep])
+        words, contexts = ids[:n - offset][keep], ids[offset:n][keep]
+        if upper:
+            words, contexts = np.minimum(words, contexts), np.maximum(words, contexts)
+        keys.append((words << shift) | contexts)
         if weighting == "harmonic":
             weights.append(np.full(keys[-1].shape, 1.0 / offset))
     keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
