@@ -225,6 +225,8 @@ class Shipped:
         self._estimator, self._packed = estimator, None
 
     def __getstate__(self):
+        if self._estimator is None:         # received and not used yet: passed on as is
+            return self._packed             # (a worker replicating it to another)
         estimator = copy.copy(self._estimator)
         mappings = {}
         for name in self._MAPPINGS:

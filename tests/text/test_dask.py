@@ -152,6 +152,8 @@ def test_a_shipped_estimator_is_rebuilt_whole_after_pickling(lines):
     assert state["estimator"].vocabulary_ is None and state["estimator"]._lookup is None
     assert fitted.vocabulary_ is not None                 # the original is untouched
     received = pickle.loads(pickle.dumps(shipped))
+    passed_on = pickle.loads(pickle.dumps(received))      # a worker replicating it
+    assert passed_on.get().vocabulary_ == fitted.vocabulary_
     estimator = received.get()
     assert received.get() is estimator                    # rebuilt once
     assert estimator.vocabulary_ == fitted.vocabulary_
