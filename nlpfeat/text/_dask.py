@@ -270,26 +270,32 @@ def _send_once(obj, dask):
 
 
 def transform_bag(estimator, bag):
-    """``dask.array`` of the fitted ``estimator``'s CSR blocks, one per partition of ``bag``.
+    """``dask.array`` of the fitted ``estimator``'s ``transform``, one block per partition.
 
-    The row count of each block is unknown until computed (``np.nan`` chunks, as in
-    dask-ml); ``.compute()`` stacks the blocks into one ``scipy.sparse.csr_matrix`` (the
-    blocks themselves are :class:`~nlpfeat.text._dask_blocks.CsrBlock`, whose stacking
-    copies the data once).
+    Sparse outputs (the vectorizers) come in CSR blocks, dense ones (document vectors) in
+    ndarray blocks. The row count of each block is unknown until computed (``np.nan``
+    chunks, as in dask-ml); ``.compute()`` stacks the blocks into one
+    ``scipy.sparse.csr_matrix`` (the sparse blocks themselves are
+    :class:`~nlpfeat.text._dask_blocks.CsrBlock`, whose stacking copies the data once) or
+    one ndarray.
     """
     dask = _require_dask()
     import dask.array as da
 
-    from nlpfeat.text._dask_blocks import CsrBlock
+    empty = estimator.transform([])          # checks that it is fitted; (0, n_features)
+    if sp.issparse(empty):
+        from nlpfeat.text._dask_blocks import CsrBlock
 
-    meta = CsrBlock(estimator.transform([]))     # checks that it is fitted; (0, n_features)
+        meta, task = CsrBlock(empty), _transform_block
+    else:
+        meta, task = np.asarray(empty), _transform_partition
     fitted = _send_once(_without_statistics(estimator), dask)
     blocks = [
-        da.from_delayed(dask.delayed(_transform_block, pure=True)(fitted, i, part),
+        da.from_delayed(dask.delayed(task, pure=True)(fitted, i, part),
                         shape=(np.nan, meta.shape[1]), dtype=meta.dtype, meta=meta)
         for i, part in enumerate(bag.to_delayed())
     ]
     if not blocks:
-        empty = sp.csr_matrix(meta)
+        empty = sp.csr_matrix(empty) if sp.issparse(empty) else meta
         return da.from_array(empty, chunks=empty.shape, asarray=False)
     return da.concatenate(blocks, axis=0)

@@ -22,7 +22,7 @@ from nlpfeat._validation import (
 )
 from nlpfeat.text._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._cooccurrence import PairCounts, counting_limit, doc_chunks
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break, transform_bag
 from nlpfeat.text._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._pooling import KernelAttentionPooling
@@ -383,19 +383,23 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         A list or a re-iterable corpus (e.g. a :class:`nlpfeat.datasets.Corpus`) is read
         twice, a chunk at a time: to count, then to pool. A one-shot iterator, open files
         (``input="file"``) and ``pooling="attention"`` are tokenized once and their token
-        lists held in memory.
+        lists held in memory. A dask bag is counted on its workers, then pooled there
+        (``fit(bag).transform(bag)``: read twice; not with ``pooling="attention"``).
 
         Parameters
         ----------
-        X : iterable of str (or of list of str with ``input="tokens"``)
+        X : iterable of str (or of list of str with ``input="tokens"``), or dask.bag.Bag
         y : None
             Ignored.
 
         Returns
         -------
         vectors : ndarray of shape (n_documents, n_components)
+            A lazy ``dask.array`` for a bag (see :meth:`transform`).
         """
-        self._check_not_bag(X, "fit_transform")
+        if is_dask_bag(X):
+            self._check_not_bag(X, "fit_transform with pooling='attention'")
+            return self.fit(X).transform(X)
         if is_one_shot(X) or self.input == "file" or self.pooling == "attention":
             docs = self._token_lists(X)
             self._embed(*self._count_pairs(docs, token_lists=True))
@@ -407,10 +411,10 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         return self.transform(X)
 
     def _check_not_bag(self, X, what):
-        if is_dask_bag(X):
-            raise TypeError(f"{what} does not take a dask bag: the documents would be "
-                            f"gathered on this machine. Fit on the bag with "
-                            f"pooling='mean' or 'tfidf', then transform batches of documents.")
+        if is_dask_bag(X) and self.pooling == "attention":
+            raise TypeError(f"{what} does not take a dask bag: attention pooling learns "
+                            f"from every document's tokens at once, gathered on this "
+                            f"machine. Use pooling='mean' or 'tfidf' on a bag.")
 
     def _new_counts(self):
         return PairCounts(self.window, weighting=self.weighting, document_frequency=True,
@@ -515,15 +519,21 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
 
         Parameters
         ----------
-        X : iterable of str (or of list of str with ``input="tokens"``)
-            Read once, a chunk at a time (``pooling="attention"`` holds its token lists).
+        X : iterable of str (or of list of str with ``input="tokens"``), or dask.bag.Bag
+            Read once, a chunk at a time (``pooling="attention"`` holds its token lists,
+            and takes no bag).
 
         Returns
         -------
         vectors : ndarray of shape (n_documents, n_components)
-            Zero for a document without any known word.
+            Zero for a document without any known word. For a dask bag, a lazy
+            ``dask.array`` with one block per partition (rows in the bag's order; the
+            fitted model is sent to each worker once).
         """
         check_is_fitted(self, "embeddings_")
+        if is_dask_bag(X):
+            self._check_not_bag(X, "transform with pooling='attention'")
+            return transform_bag(self, X)
         if self.pooling == "attention":
             return self._pool(self._token_lists(X), input="tokens")
         return self._pool(X, input=self.input)

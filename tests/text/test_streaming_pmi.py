@@ -295,9 +295,30 @@ def test_a_failing_partition_names_the_partition_and_the_document(client, tmp_pa
         PMIEmbedding(2, min_count=1).fit(bag)
 
 
-def test_fit_transform_and_attention_refuse_a_bag(client, bag_files):
+def test_transform_and_fit_transform_of_a_bag_equal_the_in_memory_vectors(
+        client, bag_files, wiki_lines):
+    da = pytest.importorskip("dask.array")
     db = pytest.importorskip("dask.bag")
+    bag = db.read_text(bag_files)
+    for pooling in ("mean", "tfidf"):
+        model = PMIEmbedding(5, min_count=3, pooling=pooling, random_state=0).fit(wiki_lines)
+        lazy = model.transform(bag)
+        assert isinstance(lazy, da.Array) and lazy.npartitions == 3
+        vectors = lazy.compute()
+        assert isinstance(vectors, np.ndarray) and vectors.shape == (len(wiki_lines), 5)
+        np.testing.assert_allclose(vectors, model.transform(wiki_lines), rtol=1e-12,
+                                   atol=1e-15)
+    on_bag = PMIEmbedding(5, min_count=3, random_state=0)
+    vectors = on_bag.fit_transform(bag).compute()
+    np.testing.assert_allclose(vectors, on_bag.transform(wiki_lines), rtol=1e-12, atol=1e-15)
+
+
+def test_attention_pooling_refuses_a_bag(client, bag_files, wiki_lines):
+    db = pytest.importorskip("dask.bag")
+    bag = db.read_text(bag_files)
+    for call in ("fit", "fit_transform"):
+        with pytest.raises(TypeError, match="dask bag"):
+            getattr(PMIEmbedding(5, min_count=3, pooling="attention"), call)(bag)
+    fitted = PMIEmbedding(5, min_count=3, pooling="attention", random_state=0).fit(wiki_lines)
     with pytest.raises(TypeError, match="dask bag"):
-        PMIEmbedding(5, min_count=3).fit_transform(db.read_text(bag_files))
-    with pytest.raises(TypeError, match="dask bag"):
-        PMIEmbedding(5, min_count=3, pooling="attention").fit(db.read_text(bag_files))
+        fitted.transform(bag)
