@@ -95,9 +95,13 @@ def _raise_partition_error(exc, index):
 
 def _count_partition(count_partition, estimator, index, docs):
     try:
-        return count_partition(estimator, docs)
+        counts = count_partition(estimator, docs)
     except Exception as exc:
         _raise_partition_error(exc, index)
+    if isinstance(counts, TermCounts) and counts.learn:    # ids in order of appearance
+        counts.first_seen = (np.int64(index) << 40) + np.arange(counts.n_terms,
+                                                                 dtype=np.int64)
+    return counts
 
 
 def _merge(*parts):

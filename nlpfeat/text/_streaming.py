@@ -82,6 +82,11 @@ class TermCounts:
     n_documents : int
     df, totals : ndarray of int64 of shape (n_terms,)
     xlogx : ndarray of float64 of shape (n_terms,) or None
+    first_seen : ndarray of int64 of shape (n_terms,) or None
+        Where each term was first seen in a Dask bag (partition index times ``2**40``
+        plus its id in that partition, kept through splits and merges by the minimum), so
+        that the fitted estimator can order its ``transform`` lookup by first appearance in
+        the whole bag, as after a single-machine fit. None for other counts.
 
     Examples
     --------
@@ -101,6 +106,7 @@ class TermCounts:
         self._df = np.zeros(max(n, 16), dtype=np.int64)
         self._totals = np.zeros_like(self._df)
         self._xlogx = np.zeros(self._df.size, dtype=np.float64) if xlogx else None
+        self.first_seen = None
 
     @property
     def n_terms(self):
@@ -127,6 +133,7 @@ class TermCounts:
         """Add the counts of one :class:`~nlpfeat.text._vocabulary.CountChunk` (in these ids)."""
         n = self.n_terms
         self._reserve(n)
+        self.first_seen = None          # (set for a bag's partition once it is counted)
         indices = chunk.indices
         if indices.size:
             size = int(indices.max()) + 1
@@ -142,6 +149,7 @@ class TermCounts:
 
     def merge(self, other):
         """Add ``other``'s statistics (its new terms are appended); returns ``self``."""
+        n_before = self.n_terms
         if other.n_terms:
             if self.learn:
                 vocabulary = self.vocabulary
@@ -156,6 +164,14 @@ class TermCounts:
             self._totals[ids] += other._totals[other_ids]
             if self._xlogx is not None:
                 self._xlogx[ids] += other._xlogx[other_ids]
+        if self.first_seen is not None and other.first_seen is not None:
+            first = np.full(self.n_terms, np.iinfo(np.int64).max, dtype=np.int64)
+            first[:n_before] = self.first_seen
+            if other.n_terms:
+                first[ids] = np.minimum(first[ids], other.first_seen[other_ids])
+            self.first_seen = first
+        else:
+            self.first_seen = None
         self.n_documents += other.n_documents
         return self
 
@@ -189,6 +205,8 @@ class TermCounts:
             part._df, part._totals = self._df[ids], self._totals[ids]
             if self._xlogx is not None:
                 part._xlogx = self._xlogx[ids]
+            if self.first_seen is not None:
+                part.first_seen = self.first_seen[ids]
             parts.append(part)
         parts[0].n_documents = self.n_documents
         return parts
@@ -221,6 +239,7 @@ class TermCounts:
         return state
 
     def __setstate__(self, state):
+        self.__dict__.setdefault("first_seen", None)       # pickled before it existed
         self.__dict__.update(state)
         if self.learn:
             terms = self.vocabulary

@@ -160,3 +160,17 @@ def test_a_shipped_estimator_is_rebuilt_whole_after_pickling(lines):
     assert list(estimator._lookup) == list(fitted._transform_lookup())   # order kept
     np.testing.assert_array_equal(estimator.transform(lines).toarray(),
                                   fitted.transform(lines).toarray())
+
+
+def test_a_bag_fit_orders_the_transform_lookup_by_first_appearance(client, lines):
+    """As after a single-machine fit (frequent terms first: faster lookups), whatever
+    the partitions and shards the counts went through."""
+    for npartitions in (1, 4, 20):
+        bag = db.from_sequence(lines, npartitions=npartitions)
+        on_bag = BagOfWords(min_df=2).fit(bag)
+        single = BagOfWords(min_df=2).fit(lines)
+        assert list(on_bag._transform_lookup()) == list(single._transform_lookup())
+        assert on_bag._transform_lookup() == on_bag.vocabulary_
+    on_bag.partial_fit(lines[:50])          # counts without first appearances: column order
+    assert on_bag._term_counts.first_seen is None
+    assert on_bag._transform_lookup() == on_bag.vocabulary_

@@ -319,3 +319,17 @@ def test_term_counts_pickle_their_learned_terms_as_a_list():
     assert dict(legacy.vocabulary) == {"b": 0, "a": 1, "c": 2}
     fixed = pickle.loads(pickle.dumps(count_terms([["a", "z"]], TermCounts({"z": 0, "a": 1}))))
     assert fixed.vocabulary == {"z": 0, "a": 1} and fixed.totals.tolist() == [1, 1]
+
+
+def test_first_seen_survives_split_merge_and_pickle():
+    a = count_terms([["x", "y"], ["z"]], TermCounts())
+    b = count_terms([["w", "y"], ["v"]], TermCounts())
+    a.first_seen = np.arange(3, dtype=np.int64)                # partition 0
+    b.first_seen = (np.int64(1) << 40) + np.arange(3)          # partition 1
+    parts = [p for counts in (a, b) for p in pickle.loads(pickle.dumps(counts.split(2)))]
+    merged = parts[0]
+    for part in parts[1:]:
+        merged.merge(part)
+    order = np.argsort(merged.first_seen, kind="stable")
+    assert [merged.terms_by_id()[i] for i in order] == ["x", "y", "z", "w", "v"]
+    assert merged.merge(count_terms([["u"]], TermCounts())).first_seen is None
