@@ -249,21 +249,22 @@ class NgramCounts:
 
     def _ids(self, units, lengths, start):
         """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""
-        n_tokens = int(lengths.sum())
+        ids = new = None
         if self.lower and self._raw_terms and not self._raw and self._pending is None:
-            ids = self._first_ids(units, lengths)
-            if ids is not None:
+            ids, new = self._first_ids(units, lengths)
+            if ids is not None and new is None:
                 return ids
         self._settle()
         vocab = self._raw if self.lower else self._vocabulary
-        before = len(vocab)
-        try:
-            ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
-                              n_tokens)
-        except TypeError:                       # an unhashable token
-            _check_types(units, None, start)
-            raise
-        new = _last_keys(vocab, before)
+        before = len(vocab) if new is None else 0
+        if ids is None:                 # a dict lookup per token
+            try:
+                ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)),
+                                  np.int64, int(lengths.sum()))
+            except TypeError:                   # an unhashable token
+                _check_types(units, None, start)
+                raise
+            new = _last_keys(vocab, before)
         if not self.lower:
             _check_types(units, new, start)
             self._slot_terms.extend(new)
@@ -294,14 +295,19 @@ class NgramCounts:
         return self._remap[ids]
 
     def _first_ids(self, units, lengths):
-        """The term ids of the first chunk by :func:`._token_hash.ascii_lower_ids`, its
-        dicts left pending; None where the exact path decides (not ASCII, ...)."""
+        """The first chunk by :func:`._token_hash.ascii_lower_ids`: ``(term ids, None)``,
+        its dicts left pending; ``(raw ids, distinct raw tokens)``, the raw dict built,
+        when a token is beyond ASCII (to be lowercased by ``str.lower``); ``(None, None)``
+        where the exact path decides."""
         from nlpfeat.text._token_hash import ascii_lower_ids  # numba: on use
 
         found = ascii_lower_ids(units, lengths)
         if found is None:
-            return None
+            return None, None
         ids, raw, terms, lowered = found
+        if lowered is None:
+            self._raw = _growing(zip(raw, range(len(raw))), len(raw))
+            return ids, raw
         n = len(lowered)
         self._slots = n
         self._slot_terms = lowered
@@ -309,10 +315,10 @@ class NgramCounts:
         self._pending = (raw, terms)
         if terms is None:         # every token is its own term, with its raw id
             self._remap[:n] = np.arange(n)
-            return ids
+            return ids, None
         self._raw_terms = False
         self._remap[:n] = terms
-        return terms[ids]
+        return terms[ids], None
 
     def add(self, units, start=0):
         """Count the documents ``units`` (a list of token lists); returns ``self``.

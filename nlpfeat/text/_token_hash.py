@@ -13,8 +13,10 @@ their hashes; the new tokens' lowercase forms (ASCII: ``A-Z`` -> ``a-z``, which 
 ``str.lower`` does to ASCII) go through a second such table. Only the distinct lowercase
 forms are decoded to ``str``; the raw tokens stay bytes until a dict of them is needed.
 
-Anything else (a token that is not a str, holds ``"\\x00"``, or a character beyond ASCII)
-is left to the caller's exact path: :func:`ascii_lower_ids` returns None.
+A chunk with a character beyond ASCII is numbered the same way (its UTF-8 bytes), but
+its distinct tokens are decoded and lowercased by ``str.lower``. Anything else (a token
+that is not a str, holds ``"\\x00"`` or a lone surrogate) is left to the caller's exact
+path: :func:`ascii_lower_ids` returns None.
 
 The compiled functions are built on first use (or loaded from numba's on-disk cache),
 never at import; this module is imported lazily by :mod:`nlpfeat.text._ngram_counts`.
@@ -205,8 +207,9 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
     lowered : list of str
         Per raw id, its lowercase form.
 
-    Or None when there are no tokens, or a token is not a str, holds ``"\\x00"`` or a
-    character beyond ASCII.
+    When a token is beyond ASCII, ``raw`` is the list of the distinct raw tokens (str)
+    and ``terms`` and ``lowered`` are None: ``str.lower`` decides. None when there are no
+    tokens, or a token is not a str, holds ``"\\x00"`` or a lone surrogate.
 
     Examples
     --------
@@ -216,7 +219,9 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
     ...                                            np.array([2, 0, 3]))
     >>> ids.tolist(), decode_joined(raw), terms.tolist(), lowered
     ([0, 1, 2, 1, 0], ['A', 'b', 'a'], [0, 1, 0], ['a', 'b', 'a'])
-    >>> ascii_lower_ids([["caf\\u00e9"]], np.array([1])) is None
+    >>> ascii_lower_ids([["caf\\u00e9", "A", "caf\\u00e9"]], np.array([3]))
+    (array([0, 1, 0]), ['caf\u00e9', 'A'], None, None)
+    >>> ascii_lower_ids([["a\\x00b"]], np.array([1])) is None
     True
     """
     n_tokens = int(lengths.sum())
@@ -226,9 +231,11 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
         joined = SEP.join(map(SEP.join, compress(units, lengths.tolist())))
     except TypeError:                             # a token that is not a str
         return None
-    if not joined.isascii():
+    is_ascii = joined.isascii()
+    try:
+        buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
+    except UnicodeEncodeError:                    # a lone surrogate
         return None
-    buf = np.frombuffer(joined.encode("ascii"), np.uint8)
     ids = np.empty(n_tokens, np.int64)
     starts = np.empty(n_tokens, np.int64)
     ends = np.empty(n_tokens, np.int64)
@@ -239,6 +246,8 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
         return None
     starts, ends = starts[:n_distinct], ends[:n_distinct]
     raw = _joined(buf, starts, ends, False)
+    if not is_ascii:                    # str.lower decides
+        return ids, raw.decode("utf-8").split(SEP), None, None
     if not changed:
         return ids, raw, None, decode_joined(raw)
     lowered = decode_joined(_joined(buf, starts, ends, True))

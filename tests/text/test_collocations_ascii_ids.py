@@ -74,7 +74,7 @@ def test_many_distinct_tokens_grow_the_tables():
 
 @pytest.mark.parametrize("docs", [
     [["a\0b", "c"]], [["a", "\0"]], [["\0"]],         # a token holds the separator
-    [["café"]], [["a"], ["\ud800"]], [["ǅ"]],        # beyond ASCII, a lone surrogate
+    [["a"], ["\ud800"]], [["é", "\udcff"]],           # a lone surrogate
     [["a", 1]], [["a", None]], [[b"a"]],             # not a str
     [[], []], [],                                     # no token
 ])
@@ -82,8 +82,20 @@ def test_inputs_it_cannot_number_exactly_are_left_to_the_exact_path(docs):
     assert ascii_lower_ids(docs, lengths_of(docs)) is None
 
 
+@pytest.mark.parametrize("hash_mask", [2**64 - 1, 0, 3])
+@pytest.mark.parametrize("docs", [
+    [["café", "Café", "CAFÉ"], ["café", "x"]], [["ǅ", "ǆ", "Ǆ", ""], [], ["ǅ"]],
+    [["İstanbul", "i̇stanbul", "ΟΔΟΣ", "οδος"]], [["a", "é"], ["e", "A", "é", "ée"]],
+    [["ß", "SS", "ss"], ["é"]]])
+def test_beyond_ascii_the_raw_ids_are_exact_and_lowercasing_is_left_to_str_lower(
+        docs, hash_mask):
+    ids, raw, terms, lowered = ascii_lower_ids(docs, lengths_of(docs), hash_mask)
+    ref_ids, ref_raw, _, _ = reference(docs)
+    assert (ids.tolist(), raw, terms, lowered) == (ref_ids, ref_raw, None, None)
+
+
 def exact_only(monkeypatch):
-    monkeypatch.setattr(_ngram_counts.NgramCounts, "_first_ids", lambda *args: None)
+    monkeypatch.setattr(_ngram_counts.NgramCounts, "_first_ids", lambda *args: (None, None))
 
 
 def state(counts):
@@ -101,7 +113,8 @@ LOWER = [["the", "cat"], ["cat", "the", "dog"]]
 
 
 @pytest.mark.parametrize("docs", [LEE[:40], CAPS, LOWER, CAPS + [["café", "Café"]],
-                                  [["é"]] + CAPS])
+                                  [["é"]] + CAPS, [["é"]] + LOWER, [["x", "\ud800"]] + CAPS,
+                                  [["ΟΔΟΣ", "Σ", "ς"], ["οδος", "σ"]]])
 @pytest.mark.parametrize("split", [1, 2, 3, 100])
 @pytest.mark.parametrize("order", [2, 3])
 def test_counts_equal_the_exact_path_for_every_chunking(monkeypatch, docs, split, order):
