@@ -182,7 +182,7 @@ class NgramCounts:
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
         self._slot_terms = []                              # id -> its term's string
         self._freq = np.zeros(16, dtype=np.int64)
-        # the first chunk's raw tokens (ASCII bytes, "\x00"-joined) and, if lowercasing
+        # the first chunk's raw tokens (spans of its ASCII bytes) and, if lowercasing
         # changed one, the term id of each, until their dicts are built (_settle)
         self._pending = None
         self._runs = {shape: [] for shape in self._shapes()}
@@ -206,11 +206,11 @@ class NgramCounts:
         :func:`._token_hash.ascii_lower_ids` (``_pending``)."""
         if self._pending is None:
             return
-        from nlpfeat.text._token_hash import decode_joined
+        from nlpfeat.text._token_hash import decode_spans
 
         raw, terms = self._pending
         self._pending = None
-        raw = decode_joined(raw)
+        raw = decode_spans(raw)
         self._raw = _growing(zip(raw, range(len(raw))), len(raw))
         if terms is not None:           # a term's id is that of its first raw form
             first = terms == np.arange(len(terms))

@@ -11,7 +11,8 @@ FNV-1a, then mixed) into an open-addressing table whose hits are verified byte f
 against the token's first occurrence, so two distinct tokens never share an id whatever
 their hashes; the new tokens' lowercase forms (ASCII: ``A-Z`` -> ``a-z``, which is all
 ``str.lower`` does to ASCII) go through a second such table. Only the distinct lowercase
-forms are decoded to ``str``; the raw tokens stay bytes until a dict of them is needed.
+forms are decoded to ``str``; the raw tokens stay spans of the chunk's bytes until a dict
+of them is needed.
 
 A chunk with a character beyond ASCII is numbered the same way (its UTF-8 bytes), but
 its distinct tokens are decoded and lowercased by ``str.lower``. Anything else (a token
@@ -26,7 +27,7 @@ from itertools import compress
 import numpy as np
 from numba import njit
 
-__all__ = ["ascii_lower_ids", "decode_joined"]
+__all__ = ["ascii_lower_ids", "decode_spans"]
 
 SEP = "\x00"                   # UTF-8 encodes only U+0000 with a zero byte
 _FNV_OFFSET = np.uint64(14695981039346656037)
@@ -176,9 +177,14 @@ def _joined(buf, starts, ends, lower):
     return out.tobytes()
 
 
-def decode_joined(joined):
+def _decode_joined(joined):
     """The strings of ``"\\x00"``-joined ASCII bytes."""
     return joined.decode("ascii").split(SEP)
+
+
+def decode_spans(spans):
+    """The strings of the byte spans ``(buf, starts, ends)`` of ASCII bytes."""
+    return _decode_joined(_joined(*spans, False))
 
 
 def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
@@ -198,9 +204,9 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
     -------
     ids : ndarray of int64
         The raw id of every token, documents in a row.
-    raw : bytes
-        The distinct raw tokens in order of their ids, ASCII, joined by ``"\\x00"`` (see
-        :func:`decode_joined`).
+    raw : tuple
+        The distinct raw tokens in order of their ids, as spans of the chunk's ASCII bytes
+        ``(buf, starts, ends)``, decoded by :func:`decode_spans` when they are needed.
     terms : ndarray of int64 or None
         Per raw id, the first raw id with the same lowercase form; None when
         lowercasing changes no token.
@@ -214,10 +220,10 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
     Examples
     --------
     >>> import numpy as np
-    >>> from nlpfeat.text._token_hash import ascii_lower_ids, decode_joined
+    >>> from nlpfeat.text._token_hash import ascii_lower_ids, decode_spans
     >>> ids, raw, terms, lowered = ascii_lower_ids([["A", "b"], [], ["a", "b", "A"]],
     ...                                            np.array([2, 0, 3]))
-    >>> ids.tolist(), decode_joined(raw), terms.tolist(), lowered
+    >>> ids.tolist(), decode_spans(raw), terms.tolist(), lowered
     ([0, 1, 2, 1, 0], ['A', 'b', 'a'], [0, 1, 0], ['a', 'b', 'a'])
     >>> ascii_lower_ids([["caf\\u00e9", "A", "caf\\u00e9"]], np.array([3]))
     (array([0, 1, 0]), ['caf\u00e9', 'A'], None, None)
@@ -245,10 +251,9 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
     if n_distinct < 0:                            # a token holds the separator
         return None
     starts, ends = starts[:n_distinct], ends[:n_distinct]
-    raw = _joined(buf, starts, ends, False)
     if not is_ascii:                    # str.lower decides
-        return ids, raw.decode("utf-8").split(SEP), None, None
+        return ids, _joined(buf, starts, ends, False).decode("utf-8").split(SEP), None, None
+    raw = (buf, starts, ends)
     if not changed:
-        return ids, raw, None, decode_joined(raw)
-    lowered = decode_joined(_joined(buf, starts, ends, True))
-    return ids, raw, terms[:n_distinct], lowered
+        return ids, raw, None, decode_spans(raw)
+    return ids, raw, terms[:n_distinct], _decode_joined(_joined(buf, starts, ends, True))

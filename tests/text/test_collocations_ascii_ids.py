@@ -13,7 +13,7 @@ from nlpfeat.datasets import load_lee
 from nlpfeat.text import Collocations
 from nlpfeat.text import _ngram_counts
 from nlpfeat.text._ngram_counts import NgramCounts
-from nlpfeat.text._token_hash import ascii_lower_ids, decode_joined
+from nlpfeat.text._token_hash import ascii_lower_ids, decode_spans
 
 
 def reference(docs):
@@ -51,7 +51,7 @@ def test_ids_and_terms_are_exact_whatever_the_hash_collisions(docs, hash_mask):
     ids, raw, terms, lowered = ascii_lower_ids(docs, lengths_of(docs), hash_mask)
     ref_ids, ref_raw, ref_terms, ref_lowered = reference(docs)
     assert ids.tolist() == ref_ids
-    assert decode_joined(raw) == ref_raw
+    assert decode_spans(raw) == ref_raw
     assert lowered == ref_lowered
     if terms is None:
         assert ref_terms == list(range(len(ref_raw)))
@@ -69,7 +69,7 @@ def test_many_distinct_tokens_grow_the_tables():
         ids, raw, terms, lowered = ascii_lower_ids(docs, lengths_of(docs), mask)
         ref = reference(docs)
         assert len(ref[1]) > 2048
-        assert (ids.tolist(), decode_joined(raw), terms.tolist(), lowered) == ref
+        assert (ids.tolist(), decode_spans(raw), terms.tolist(), lowered) == ref
 
 
 @pytest.mark.parametrize("docs", [
