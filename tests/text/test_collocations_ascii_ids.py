@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from nlpfeat.datasets import load_lee
-from nlpfeat.text import Collocations
-from nlpfeat.text import _ngram_counts
+from nlpfeat.text import Collocations, _ngram_counts
 from nlpfeat.text._ngram_counts import NgramCounts
 from nlpfeat.text._token_hash import ascii_lower_ids, decode_spans
 
