@@ -13,14 +13,18 @@ is integer sums: counts of batches (``partial_fit``) or of the partitions of a D
 (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
-Tokens are mapped to term ids by one dict lookup per token (in C); lowercasing
+The first chunk of lowercased counts, when its tokens are ASCII, is numbered by one
+compiled pass over its joined bytes (:mod:`._token_hash`): the dicts of its raw tokens and
+terms are then built only when they are read (``vocabulary``, the next chunk, a merge, a
+pickle), never by a fit of one chunk. Otherwise tokens are mapped to term ids by one dict
+lookup per token (in C); lowercasing
 (``lower=True``) runs once per distinct raw token, whose term id is then cached, and not
 at all while it would change no token (checked once per chunk, on its new tokens joined):
 the raw tokens are then the terms. A table gathers the strings of its n-grams' words
 only.
 """
 from collections import defaultdict, namedtuple
-from itertools import chain, count, islice
+from itertools import chain, compress, count, islice
 from operator import itemgetter
 
 import numpy as np
@@ -178,6 +182,9 @@ class NgramCounts:
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
         self._slot_terms = []                              # id -> its term's string
         self._freq = np.zeros(16, dtype=np.int64)
+        # the first chunk's raw tokens (spans of its ASCII bytes) and, if lowercasing
+        # changed one, the term id of each, until their dicts are built (_settle)
+        self._pending = None
         self._runs = {shape: [] for shape in self._shapes()}
         # tuple tables kept as packed keys (else as id columns, sorted as rows)
         self._packed = {shape: max_key >= 2**63 for shape in self._shapes()
@@ -189,9 +196,27 @@ class NgramCounts:
     @property
     def vocabulary(self):
         """Terms -> ids, in order of first appearance."""
+        self._settle()
         if self._raw_terms:
             self._sync_vocabulary(len(self._raw))
         return self._vocabulary
+
+    def _settle(self):
+        """Build the dicts of the raw tokens and terms of a chunk numbered by
+        :func:`._token_hash.ascii_lower_ids` (``_pending``)."""
+        if self._pending is None:
+            return
+        from nlpfeat.text._token_hash import decode_spans
+
+        raw, terms = self._pending
+        self._pending = None
+        raw = decode_spans(raw)
+        self._raw = _growing(zip(raw, range(len(raw))), len(raw))
+        if terms is not None:           # a term's id is that of its first raw form
+            first = terms == np.arange(len(terms))
+            self._vocabulary = _growing(zip(compress(self._slot_terms, first.tolist()),
+                                            np.flatnonzero(first).tolist()),
+                                        int(first.sum()))
 
     def _sync_vocabulary(self, n_raw):
         """Add the raw tokens ``len(vocabulary) .. n_raw - 1``, their own terms while
@@ -222,17 +247,24 @@ class NgramCounts:
     def _grow(self, name, size):
         setattr(self, name, grown(getattr(self, name), size))
 
-    def _ids(self, units, n_tokens, start):
+    def _ids(self, units, lengths, start):
         """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""
+        ids = new = None
+        if self.lower and self._raw_terms and not self._raw and self._pending is None:
+            ids, new = self._first_ids(units, lengths)
+            if ids is not None and new is None:
+                return ids
+        self._settle()
         vocab = self._raw if self.lower else self._vocabulary
-        before = len(vocab)
-        try:
-            ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)), np.int64,
-                              n_tokens)
-        except TypeError:                       # an unhashable token
-            _check_types(units, None, start)
-            raise
-        new = _last_keys(vocab, before)
+        before = len(vocab) if new is None else 0
+        if ids is None:                 # a dict lookup per token
+            try:
+                ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)),
+                                  np.int64, int(lengths.sum()))
+            except TypeError:                   # an unhashable token
+                _check_types(units, None, start)
+                raise
+            new = _last_keys(vocab, before)
         if not self.lower:
             _check_types(units, new, start)
             self._slot_terms.extend(new)
@@ -262,6 +294,32 @@ class NgramCounts:
         self._remap[before:len(vocab)] = terms
         return self._remap[ids]
 
+    def _first_ids(self, units, lengths):
+        """The first chunk by :func:`._token_hash.ascii_lower_ids`: ``(term ids, None)``,
+        its dicts left pending; ``(raw ids, distinct raw tokens)``, the raw dict built,
+        when a token is beyond ASCII (to be lowercased by ``str.lower``); ``(None, None)``
+        where the exact path decides."""
+        from nlpfeat.text._token_hash import ascii_lower_ids  # numba: on use
+
+        found = ascii_lower_ids(units, lengths)
+        if found is None:
+            return None, None
+        ids, raw, terms, lowered = found
+        if lowered is None:
+            self._raw = _growing(zip(raw, range(len(raw))), len(raw))
+            return ids, raw
+        n = len(lowered)
+        self._slots = n
+        self._slot_terms = lowered
+        self._grow("_remap", n)
+        self._pending = (raw, terms)
+        if terms is None:         # every token is its own term, with its raw id
+            self._remap[:n] = np.arange(n)
+            return ids, None
+        self._raw_terms = False
+        self._remap[:n] = terms
+        return terms[ids], None
+
     def add(self, units, start=0):
         """Count the documents ``units`` (a list of token lists); returns ``self``.
 
@@ -269,7 +327,7 @@ class NgramCounts:
         """
         lengths = np.fromiter(map(len, units), np.int64, len(units))
         n_tokens = int(lengths.sum())
-        flat = self._ids(units, n_tokens, start)
+        flat = self._ids(units, lengths, start)
         n_slots = self.n_slots
         self._grow("_freq", n_slots)
         if n_tokens:
@@ -449,6 +507,7 @@ class NgramCounts:
         return table._replace(terms=terms, grams=tuple(dense[g] for g in table.grams))
 
     def __getstate__(self):
+        self._settle()
         state = self.__dict__.copy()
         state["_vocabulary"] = dict(self.vocabulary)
         state["_raw"] = None if self._raw is None else dict(self._raw)
@@ -458,18 +517,18 @@ class NgramCounts:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._pending = None          # settled by __getstate__
         self._vocabulary = _growing(self._vocabulary)
         if self._raw is not None:
             self._raw = _growing(self._raw)
 
 
-def _growing(mapping=()):
-    """A dict of ids (a copy of ``mapping``) that gives a new key the next id, as
-    :func:`~nlpfeat.text._pairs.new_vocabulary` does, from a counter rather than a call
-    of ``len`` (5% less time per lookup on Lee's corpus, where one token in six is new)."""
-    vocabulary = defaultdict(count(len(mapping)).__next__)
-    vocabulary.update(mapping)
-    return vocabulary
+def _growing(mapping=(), size=None):
+    """A dict of ids (a copy of ``mapping``: a dict, or ``size`` (key, id) pairs) that
+    gives a new key the next id, as :func:`~nlpfeat.text._pairs.new_vocabulary` does, from
+    a counter rather than a call of ``len`` (5% less time per lookup on Lee's corpus,
+    where one token in six is new)."""
+    return defaultdict(count(len(mapping) if size is None else size).__next__, mapping)
 
 
 def _last_keys(mapping, before):
