@@ -48,6 +48,32 @@ def _lowered(b):
     return b + 32 if 65 <= b <= 90 else b
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _probe(slots, hashes, starts, ends, buf, start, end, h, mask, lower):
+    """``(id, slot)``: the id in the table ``slots`` whose span of ``buf`` equals
+    ``buf[start:end]`` (compared lowercased with ``lower``), or -1 and the empty slot
+    where the probe stopped. A hit needs an equal hash and equal bytes: no two distinct
+    spans can share an id, whatever their hashes."""
+    slot = h & mask
+    while slots[slot] >= 0:
+        k = slots[slot]
+        if hashes[k] == h and ends[k] - starts[k] == end - start:
+            first = starts[k]
+            same = True
+            for i in range(end - start):
+                if lower:
+                    differ = _lowered(buf[first + i]) != _lowered(buf[start + i])
+                else:
+                    differ = buf[first + i] != buf[start + i]
+                if differ:
+                    same = False
+                    break
+            if same:
+                return k, slot
+        slot = (slot + np.uint64(1)) & mask
+    return -1, slot
+
+
 @njit(cache=True, nogil=True)
 def _rehashed(hashes, keys, size):
     """An open-addressing table of ``size`` slots (a power of two) holding ``keys``, placed
@@ -91,21 +117,7 @@ def _ascii_ids(buf, n_tokens, ids, starts, ends, terms, hash_mask):
         end = pos
         pos += 1                                 # past the separator
         h = _mixed(h) & hash_mask
-        slot = h & mask
-        found = -1
-        while slots[slot] >= 0:
-            k = slots[slot]
-            if hashes[k] == h and ends[k] - starts[k] == end - start:
-                first = starts[k]
-                same = True
-                for i in range(end - start):
-                    if buf[first + i] != buf[start + i]:
-                        same = False
-                        break
-                if same:
-                    found = k
-                    break
-            slot = (slot + np.uint64(1)) & mask
+        found, slot = _probe(slots, hashes, starts, ends, buf, start, end, h, mask, False)
         if found >= 0:
             ids[t] = found
             continue
@@ -133,24 +145,12 @@ def _ascii_ids(buf, n_tokens, ids, starts, ends, terms, hash_mask):
                 changed = True
             h = (h ^ np.uint64(_lowered(b))) * _FNV_PRIME
         h = _mixed(h) & hash_mask
-        slot = h & mask
-        term = k
-        while lower_slots[slot] >= 0:
-            r = lower_slots[slot]
-            if lower_hashes[r] == h and ends[r] - starts[r] == end - start:
-                first = starts[r]
-                same = True
-                for i in range(end - start):
-                    if _lowered(buf[first + i]) != _lowered(buf[start + i]):
-                        same = False
-                        break
-                if same:
-                    term = r
-                    break
-            slot = (slot + np.uint64(1)) & mask
-        if term == k:
+        term, slot = _probe(lower_slots, lower_hashes, starts, ends, buf, start, end, h,
+                            mask, True)
+        if term < 0:                             # a new lowercase form
             lower_slots[slot] = k
             lower_hashes[k] = h
+            term = k
         terms[k] = term
     if pos <= n:                                 # bytes left: more tokens than n_tokens
         return -1, changed
