@@ -1,5 +1,4 @@
 """Dask bags of documents on a real LocalCluster of two worker processes (no mocks)."""
-import gzip
 
 import numpy as np
 import pytest
@@ -8,6 +7,8 @@ import scipy.sparse as sp
 dask = pytest.importorskip("dask")
 db = pytest.importorskip("dask.bag")
 distributed = pytest.importorskip("distributed")
+
+from _corpus_files import write_gzip_lines
 
 from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
 from nlpfeat.text._dask import strip_line_break
@@ -33,9 +34,7 @@ def text_files(tmp_path_factory, lines):
     """The lines in three gzip files (CRLF line ends in one of them), read by read_text."""
     folder = tmp_path_factory.mktemp("bag")
     for k, part in enumerate(np.array_split(np.array(lines, dtype=object), 3)):
-        end = "\r\n" if k == 1 else "\n"
-        with gzip.open(folder / f"corpus-{k}.txt.gz", "wt", encoding="utf-8", newline="") as fh:
-            fh.write("".join(line + end for line in part))
+        write_gzip_lines(folder / f"corpus-{k}.txt.gz", part, end="\r\n" if k == 1 else "\n")
     return str(folder / "corpus-*.txt.gz")
 
 

@@ -1,11 +1,11 @@
 """cooccurrence and PMIEmbedding on streamed corpora: Corpus files, chunks, partial_fit,
 vocabulary pruning and Dask bags (a real LocalCluster of two worker processes)."""
-import gzip
 import pickle
 import tracemalloc
 
 import numpy as np
 import pytest
+from _corpus_files import write_gzip_lines
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import PMIEmbedding, cooccurrence, get_tokenizer
@@ -21,10 +21,7 @@ def wiki_lines():
 
 @pytest.fixture(scope="module")
 def corpus_file(tmp_path_factory, wiki_lines):
-    path = tmp_path_factory.mktemp("corpus") / "wiki.txt.gz"
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in wiki_lines))
-    return str(path)
+    return write_gzip_lines(tmp_path_factory.mktemp("corpus") / "wiki.txt.gz", wiki_lines)
 
 
 def assert_same_counts(a, b):
@@ -259,8 +256,7 @@ def client():
 def bag_files(tmp_path_factory, wiki_lines):
     folder = tmp_path_factory.mktemp("bag")
     for k, part in enumerate(np.array_split(np.array(wiki_lines, dtype=object), 3)):
-        with gzip.open(folder / f"wiki-{k}.txt.gz", "wt", encoding="utf-8") as fh:
-            fh.write("".join(line + "\n" for line in part))
+        write_gzip_lines(folder / f"wiki-{k}.txt.gz", part)
     return str(folder / "wiki-*.txt.gz")
 
 

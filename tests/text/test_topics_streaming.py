@@ -1,10 +1,10 @@
 """TopicModel on streamed text: Corpus files, chunked transform, Dask bags (a real
 LocalCluster of two worker processes)."""
-import gzip
 
 import numpy as np
 import pytest
 import sklearn
+from _corpus_files import write_gzip_lines
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import BagOfWords, TopicModel
@@ -20,10 +20,7 @@ def lee_lines():
 
 @pytest.fixture(scope="module")
 def lee_file(tmp_path_factory, lee_lines):
-    path = tmp_path_factory.mktemp("topics") / "lee.txt.gz"
-    with gzip.open(path, "wt", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in lee_lines))
-    return str(path)
+    return write_gzip_lines(tmp_path_factory.mktemp("topics") / "lee.txt.gz", lee_lines)
 
 
 def via_bag_of_words(params, lines):
