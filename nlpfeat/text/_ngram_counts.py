@@ -13,15 +13,17 @@ is integer sums: counts of batches (``partial_fit``) or of the partitions of a D
 (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
-The first chunk of lowercased counts, when its tokens are ASCII, is numbered by one
-compiled pass over its joined bytes (:mod:`._token_hash`): the dicts of its raw tokens and
-terms are then built only when they are read (``vocabulary``, the next chunk, a merge, a
-pickle), never by a fit of one chunk. Otherwise tokens are mapped to term ids by one dict
-lookup per token (in C); lowercasing
-(``lower=True``) runs once per distinct raw token, whose term id is then cached, and not
-at all while it would change no token (checked once per chunk, on its new tokens joined):
-the raw tokens are then the terms. A table gathers the strings of its n-grams' words
-only.
+Tokens are numbered by compiled tables kept from chunk to chunk (:mod:`._token_hash`):
+one pass per chunk over its joined bytes, where a dict lookup per token from Python cost
+more than all the counting at 100M tokens; with ``lower=True`` each new raw token is
+lowercased once and numbered in a second table of lowercase forms. The dicts of the raw
+tokens and terms, and the terms' strings, are built only when they are read
+(``vocabulary``, a merge, a pickle); a table gathers the strings of its n-grams' words
+only. A chunk the tables cannot number exactly (a token that is not a str, holds
+``"\\x00"`` or a lone surrogate) builds the dicts, and a dict lookup per token (in C)
+takes over for good: lowercasing (``lower=True``) then runs once per distinct raw token,
+whose term id is cached, and not at all while it would change no token (checked once per
+chunk, on its new tokens joined).
 """
 from collections import defaultdict, namedtuple
 from itertools import chain, compress, count, islice
@@ -182,9 +184,12 @@ class NgramCounts:
         self._remap = np.zeros(16, dtype=np.int64)         # raw id -> term id
         self._slot_terms = []                              # id -> its term's string
         self._freq = np.zeros(16, dtype=np.int64)
-        # the first chunk's raw tokens (spans of its ASCII bytes) and, if lowercasing
-        # changed one, the term id of each, until their dicts are built (_settle)
-        self._pending = None
+        # the compiled token tables (raw tokens, and lowercase forms with lower=True) that
+        # number the tokens while every chunk can go through them, the dicts unbuilt; then
+        # None for good (_settle); _term_slot: the id of each lowercase form's term
+        self._hashing = True
+        self._tables = None
+        self._term_slot = np.zeros(16, dtype=np.int64)
         self._runs = {shape: [] for shape in self._shapes()}
         # tuple tables kept as packed keys (else as id columns, sorted as rows)
         self._packed = {shape: max_key >= 2**63 for shape in self._shapes()
@@ -202,21 +207,23 @@ class NgramCounts:
         return self._vocabulary
 
     def _settle(self):
-        """Build the dicts of the raw tokens and terms of a chunk numbered by
-        :func:`._token_hash.ascii_lower_ids` (``_pending``)."""
-        if self._pending is None:
+        """Build the dicts of the tokens and terms numbered by the compiled tables
+        (:meth:`_hashed_ids`); the exact path (a dict lookup per token) takes over."""
+        self._hashing = False
+        if self._tables is None:
             return
-        from nlpfeat.text._token_hash import decode_spans
-
-        raw, terms = self._pending
-        self._pending = None
-        raw = decode_spans(raw)
-        self._raw = _growing(zip(raw, range(len(raw))), len(raw))
-        if terms is not None:           # a term's id is that of its first raw form
-            first = terms == np.arange(len(terms))
-            self._vocabulary = _growing(zip(compress(self._slot_terms, first.tolist()),
-                                            np.flatnonzero(first).tolist()),
-                                        int(first.sum()))
+        raw, lower = self._tables
+        self._tables = None
+        strings = raw.strings()
+        self._slot_terms = list(map(str.lower, strings)) if self.lower else strings
+        if not self.lower:
+            self._vocabulary = _growing(zip(strings, range(raw.n)), raw.n)
+            return
+        self._raw = _growing(zip(strings, range(raw.n)), raw.n)
+        slots = self._term_slot[:lower.n].tolist()     # each term's id, in their order
+        self._vocabulary = _growing(zip(map(self._slot_terms.__getitem__, slots), slots),
+                                    lower.n)
+        self._raw_terms = False
 
     def _sync_vocabulary(self, n_raw):
         """Add the raw tokens ``len(vocabulary) .. n_raw - 1``, their own terms while
@@ -233,6 +240,8 @@ class NgramCounts:
     def n_slots(self):
         """Ids in use: every term's id is below it. Lowercasing leaves unused ids where
         raw tokens lowercase to a term already seen (no renumbering per chunk)."""
+        if self._tables is not None:
+            return self._tables[0].n
         return self._slots if self.lower else len(self.vocabulary)
 
     @property
@@ -249,22 +258,20 @@ class NgramCounts:
 
     def _ids(self, units, lengths, start):
         """Term ids of the tokens of ``units``, checking the new distinct tokens' types."""
-        ids = new = None
-        if self.lower and self._raw_terms and not self._raw and self._pending is None:
-            ids, new = self._first_ids(units, lengths)
-            if ids is not None and new is None:
+        if self._hashing:
+            ids = self._hashed_ids(units, lengths)
+            if ids is not None:
                 return ids
-        self._settle()
+        self._settle()                  # a dict lookup per token from here on
         vocab = self._raw if self.lower else self._vocabulary
-        before = len(vocab) if new is None else 0
-        if ids is None:                 # a dict lookup per token
-            try:
-                ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)),
-                                  np.int64, int(lengths.sum()))
-            except TypeError:                   # an unhashable token
-                _check_types(units, None, start)
-                raise
-            new = _last_keys(vocab, before)
+        before = len(vocab)
+        try:
+            ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)),
+                              np.int64, int(lengths.sum()))
+        except TypeError:                       # an unhashable token
+            _check_types(units, None, start)
+            raise
+        new = _last_keys(vocab, before)
         if not self.lower:
             _check_types(units, new, start)
             self._slot_terms.extend(new)
@@ -294,31 +301,50 @@ class NgramCounts:
         self._remap[before:len(vocab)] = terms
         return self._remap[ids]
 
-    def _first_ids(self, units, lengths):
-        """The first chunk by :func:`._token_hash.ascii_lower_ids`: ``(term ids, None)``,
-        its dicts left pending; ``(raw ids, distinct raw tokens)``, the raw dict built,
-        when a token is beyond ASCII (to be lowercased by ``str.lower``); ``(None, None)``
-        where the exact path decides."""
-        from nlpfeat.text._token_hash import ascii_lower_ids  # numba: on use
+    def _hashed_ids(self, units, lengths):
+        """Term ids by the compiled token tables (:mod:`._token_hash`), the dicts and the
+        terms' strings left unbuilt (:meth:`_settle`, :meth:`_strings`); None (nothing
+        counted) where the exact path must decide: a token that is not a str, holds
+        ``"\\x00"`` or a lone surrogate."""
+        from nlpfeat.text._token_hash import SEP, TokenTable, joined_tokens  # numba: on use
 
-        found = ascii_lower_ids(units, lengths)
+        found = joined_tokens(units, lengths)
         if found is None:
-            return None, None
-        ids, raw, terms, lowered = found
-        if lowered is None:
-            self._raw = _growing(zip(raw, range(len(raw))), len(raw))
-            return ids, raw
-        n = len(lowered)
-        self._slots = n
-        self._slot_terms = lowered
-        self._grow("_remap", n)
-        self._pending = (raw, terms)
-        if terms is None:         # every token is its own term, with its raw id
-            self._remap[:n] = np.arange(n)
-            return ids, None
-        self._raw_terms = False
-        self._remap[:n] = terms
-        return terms[ids], None
+            return np.zeros(0, np.int64) if not lengths.sum() else None
+        joined, is_ascii = found
+        if self._tables is None:
+            self._tables = (TokenTable(), TokenTable() if self.lower else None)
+        raw, lower = self._tables
+        before = raw.n
+        ids = raw.add(joined, int(lengths.sum()))
+        if ids is None or raw.n == before:
+            return ids if ids is None or not self.lower else self._remap[ids]
+        if not self.lower:
+            return ids
+        # the new raw tokens' lowercase forms, numbered in the table of terms: a new term
+        # takes the id of its first raw form (no renumbering)
+        if is_ascii:
+            lowered = raw.joined(before, lower=True)
+        else:
+            lowered = SEP.join(map(str.lower, raw.strings(before)))
+        known = lower.n
+        terms = lower.add(lowered, raw.n - before)
+        self._term_slot = grown(self._term_slot, lower.n)
+        new = np.flatnonzero(terms >= known)
+        _, first = np.unique(terms[new], return_index=True)   # new terms, in their order
+        self._term_slot[known:lower.n] = new[first] + before
+        self._grow("_remap", raw.n)
+        self._remap[before:raw.n] = self._term_slot[terms]
+        self._slots = raw.n
+        return self._remap[ids]
+
+    def _strings(self, ids):
+        """The strings of the terms of ``ids`` (a list)."""
+        if self._tables is None:
+            return list(itemgetter(*ids)(self._slot_terms)) if len(ids) > 1 else \
+                [self._slot_terms[i] for i in ids]
+        strings = self._tables[0].strings_of(ids)
+        return list(map(str.lower, strings)) if self.lower else strings
 
     def add(self, units, start=0):
         """Count the documents ``units`` (a list of token lists); returns ``self``.
@@ -502,8 +528,7 @@ class NgramCounts:
         dense = np.cumsum(used) - 1
         terms = np.empty(len(words), dtype=object)
         if len(words):
-            strings = itemgetter(*words.tolist())(self._slot_terms)
-            terms[:] = strings if len(words) > 1 else [strings]
+            terms[:] = self._strings(words.tolist())
         return table._replace(terms=terms, grams=tuple(dense[g] for g in table.grams))
 
     def __getstate__(self):
@@ -517,7 +542,7 @@ class NgramCounts:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._pending = None          # settled by __getstate__
+        self._hashing, self._tables = False, None    # settled by __getstate__
         self._vocabulary = _growing(self._vocabulary)
         if self._raw is not None:
             self._raw = _growing(self._raw)

@@ -1,235 +1,232 @@
-"""Lowercased term ids of an ASCII chunk of tokens in one compiled pass (numba), exact.
+"""Token ids kept across chunks by one compiled pass per chunk (numba), exact.
 
-The first chunk of lowercased counts (:class:`~nlpfeat.text._ngram_counts.NgramCounts`
-with ``lower=True``) numbers its raw tokens in order of first appearance and gives each
-the id of the first raw token with the same lowercase form. Done with a dict lookup per
-token from Python, plus ``str.lower`` and a ``dict.setdefault`` per distinct token, it
-was 5.3 ms of a 7 ms fit on Lee's background corpus (60k tokens, 11k distinct). Here the
-chunk's tokens are joined by ``"\\x00"`` (which no token may contain: the pass counts the
-tokens it finds) and encoded once; one compiled pass hashes each token's bytes (64-bit
-FNV-1a, then mixed) into an open-addressing table whose hits are verified byte for byte
-against the token's first occurrence, so two distinct tokens never share an id whatever
-their hashes; the new tokens' lowercase forms (ASCII: ``A-Z`` -> ``a-z``, which is all
-``str.lower`` does to ASCII) go through a second such table. Only the distinct lowercase
-forms are decoded to ``str``; the raw tokens stay spans of the chunk's bytes until a dict
-of them is needed.
+A Python dict lookup per token (``map(vocabulary.__getitem__, tokens)``) hashes every
+token's characters again (fresh strings carry no cached hash), and with a large
+vocabulary it misses the cache two or three times a token: the dict's entry, then the
+key's string to compare. It was 1.7 of the 4.1 s of a ``Collocations`` fit at 10M
+tokens, 22.9 of 51.8 s at 100M (229 ns a token), and it grew faster than the corpus.
 
-A chunk with a character beyond ASCII is numbered the same way (its UTF-8 bytes), but
-its distinct tokens are decoded and lowercased by ``str.lower``. Anything else (a token
-that is not a str, holds ``"\\x00"`` or a lone surrogate) is left to the caller's exact
-path: :func:`ascii_lower_ids` returns None.
+:class:`TokenTable` numbers distinct tokens in order of first appearance, the ids kept
+from chunk to chunk. A chunk's tokens are joined by ``"\\x00"`` (which no token may hold:
+the chunk is checked) and encoded once; numpy finds the zero bytes that end the tokens,
+then one compiled pass reads each token eight bytes at a time, hashes it and looks it up in an open-addressing table whose rows hold the hash, the
+token's first eight bytes and its length. A token of at most eight bytes is its first
+word (zero-padded; no token holds a zero byte), so a row that matches on word and length
+is that token: no second memory access. A longer token is compared word by word with
+its bytes, kept eight-aligned in the table's own store. Two distinct tokens never share
+an id, whatever their hashes (tests cut the hash to a few bits).
+
+Lowercased counts keep a second table, of lowercase forms: a chunk's new raw tokens are
+lowercased once each (``A-Z`` -> ``a-z`` in a compiled gather when the chunk is ASCII,
+which is all ``str.lower`` does to ASCII; ``str.lower`` otherwise) and numbered there.
 
 The compiled functions are built on first use (or loaded from numba's on-disk cache),
-never at import; this module is imported lazily by :mod:`nlpfeat.text._ngram_counts`.
+never at import; this module is imported lazily by its users.
 """
+import sys
 from itertools import compress
 
 import numpy as np
 from numba import njit
 
-__all__ = ["ascii_lower_ids", "decode_spans"]
+__all__ = ["TokenTable", "joined_tokens"]
 
 SEP = "\x00"                   # UTF-8 encodes only U+0000 with a zero byte
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
+_ONES = np.uint64(0x0101010101010101)
+_HIGHS = np.uint64(0x8080808080808080)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_FROM_A = np.uint64(0x3F3F3F3F3F3F3F3F)     # byte + 0x3F has its high bit from "A" (0x41)
+_PAST_Z = np.uint64(0x2525252525252525)     # byte + 0x25 has its high bit past "Z" (0x5A)
+_SEED = np.uint64(0x243F6A8885A308D3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+_ID_BITS = np.uint64(40)                    # a row's third word: id + 1 | length << 40
+_ID_MASK = np.uint64((1 << 40) - 1)
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_U8 = np.uint64(8)
+_U64 = np.uint64(64)
+_LITTLE = sys.byteorder == "little"         # words are read as little-endian bytes
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _mixed(h):
-    """Spread the high bits of a hash over the low ones (a table slot's bits)."""
+    """A bijection of 64-bit words that spreads every bit over the low ones (a slot)."""
     h ^= h >> np.uint64(32)
     h *= _MIX
     return h ^ (h >> np.uint64(29))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lowered(b):
-    return b + 32 if 65 <= b <= 90 else b
+def _word_at(words, pos):
+    """The eight bytes of the buffer from byte ``pos`` (``words``: the buffer viewed as
+    little-endian 64-bit words, padded with zero words past its end)."""
+    i = pos >> 3
+    shift = np.uint64(pos & 7) * _U8
+    if shift == _U0:
+        return words[i]
+    return (words[i] >> shift) | (words[i + 1] << (_U64 - shift))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _probe(slots, hashes, starts, ends, buf, start, end, h, mask, lower):
-    """``(id, slot)``: the id in the table ``slots`` whose span of ``buf`` equals
-    ``buf[start:end]`` (compared lowercased with ``lower``), or -1 and the empty slot
-    where the probe stopped. A hit needs an equal hash and equal bytes: no two distinct
-    spans can share an id, whatever their hashes."""
-    slot = h & mask
-    while slots[slot] >= 0:
-        k = slots[slot]
-        if hashes[k] == h and ends[k] - starts[k] == end - start:
-            first = starts[k]
-            same = True
-            for i in range(end - start):
-                if lower:
-                    differ = _lowered(buf[first + i]) != _lowered(buf[start + i])
-                else:
-                    differ = buf[first + i] != buf[start + i]
-                if differ:
-                    same = False
-                    break
-            if same:
-                return k, slot
-        slot = (slot + np.uint64(1)) & mask
-    return -1, slot
+def _low_bytes(v, n):
+    """The first ``n`` (0-8) bytes of ``v``, the others zero."""
+    if n >= 8:
+        return v
+    return v & ((_U1 << (np.uint64(n) * _U8)) - _U1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lowered(v):
+    """``v`` with its bytes ``A-Z`` made ``a-z`` (bytes past ASCII are left as they are)."""
+    t = v & _LOW7
+    upper = (t + _FROM_A) & ~(t + _PAST_Z) & ~v & _HIGHS
+    return v | (upper >> np.uint64(2))
 
 
 @njit(cache=True, nogil=True)
-def _rehashed(hashes, keys, size):
-    """An open-addressing table of ``size`` slots (a power of two) holding ``keys``, placed
-    by their ``hashes``; -1 marks an empty slot."""
+def _rehashed(rows, size):
+    """The rows of the table ``rows`` placed in a table of ``size`` slots (a power of two)."""
+    out = np.zeros((size, 3), np.uint64)
     mask = np.uint64(size - 1)
-    slots = np.full(size, -1, np.int64)
-    for k in keys:
-        slot = hashes[k] & mask
-        while slots[slot] >= 0:
-            slot = (slot + np.uint64(1)) & mask
-        slots[slot] = k
-    return slots
+    for r in range(rows.shape[0]):
+        if rows[r, 2] != _U0:
+            slot = rows[r, 0] & mask
+            while out[slot, 2] != _U0:
+                slot = (slot + _U1) & mask
+            out[slot, 0] = rows[r, 0]
+            out[slot, 1] = rows[r, 1]
+            out[slot, 2] = rows[r, 2]
+    return out
 
 
 @njit(cache=True, nogil=True)
-def _ascii_ids(buf, n_tokens, ids, starts, ends, terms, hash_mask):
-    """Ids in order of first appearance of the ``n_tokens`` zero-separated tokens of
-    ``buf`` into ``ids``; the byte span of each distinct token's first occurrence into
-    ``starts``, ``ends``, and into ``terms`` the id of the first distinct token with the
-    same lowercase form. Returns ``(n_distinct, lowercasing changed a token)``, with
-    ``n_distinct = -1`` when ``buf`` does not hold exactly ``n_tokens`` tokens. The
-    hashes keep the bits of ``hash_mask`` (all but in tests, which make them collide)."""
-    size = 1024             # both tables at most half full, doubled as they fill: a
-    mask = np.uint64(size - 1)  # table that stays in cache (x3 faster than 2 n_tokens)
-    slots = np.full(size, -1, np.int64)          # raw forms
-    lower_slots = np.full(size, -1, np.int64)    # lowercase forms: their first raw id
-    hashes = np.empty(n_tokens, np.uint64)
-    lower_hashes = np.empty(n_tokens, np.uint64)
-    n = len(buf)
-    pos = 0
-    n_distinct = 0
-    changed = False
-    for t in range(n_tokens):
-        if pos > n:                              # fewer tokens than n_tokens
-            return -1, changed
-        start = pos
-        h = _FNV_OFFSET
-        while pos < n and buf[pos] != 0:
-            h = (h ^ np.uint64(buf[pos])) * _FNV_PRIME
-            pos += 1
-        end = pos
-        pos += 1                                 # past the separator
-        h = _mixed(h) & hash_mask
-        found, slot = _probe(slots, hashes, starts, ends, buf, start, end, h, mask, False)
-        if found >= 0:
-            ids[t] = found
-            continue
-        k = n_distinct                           # a new raw form
-        n_distinct += 1
-        if 2 * n_distinct > size:                # grow both tables (no new form in yet)
+def _number_block(words, ends, lo, hi, pos, ids, rows, store, first, lengths, n, n_words,
+                  hash_mask):
+    """Tokens ``lo .. hi - 1`` of :func:`_number`, the first at byte ``pos``, into a
+    table with room for all of them: no rehash inside (a loop that may replace its table
+    ran 1.7 times slower on known tokens). Returns ``(n, n_words)``."""
+    mask = np.uint64(rows.shape[0] - 1)
+    for t in range(lo, hi):
+        length = ends[t] - pos
+        w = _low_bytes(_word_at(words, pos), length)
+        h = _mixed(w ^ _SEED)
+        for j in range(1, (length + 7) >> 3):   # a long token: the rest, a word at a time
+            h = _mixed(h ^ _low_bytes(_word_at(words, pos + 8 * j), length - 8 * j))
+        h &= hash_mask
+        meta = np.uint64(length) << _ID_BITS
+        slot = h & mask
+        found = -1
+        while rows[slot, 2] != _U0:
+            row_meta = rows[slot, 2]
+            if rows[slot, 0] == h and rows[slot, 1] == w and (row_meta >> _ID_BITS) == \
+                    np.uint64(length):
+                k = np.int64(row_meta & _ID_MASK) - 1
+                same = True
+                at = first[k]
+                for j in range(1, (length + 7) >> 3):   # the words after the first
+                    if _low_bytes(_word_at(words, pos + 8 * j), length - 8 * j) \
+                            != store[at + j]:
+                        same = False
+                        break
+                if same:
+                    found = k
+                    break
+            slot = (slot + _U1) & mask
+        if found < 0:                            # a new token
+            found = n
+            n += 1
+            rows[slot, 0] = h
+            rows[slot, 1] = w
+            rows[slot, 2] = meta | np.uint64(found + 1)
+            first[found] = n_words
+            lengths[found] = length
+            for j in range((length + 7) >> 3):
+                store[n_words] = _low_bytes(_word_at(words, pos + 8 * j), length - 8 * j)
+                n_words += 1
+        ids[t] = found
+        pos = ends[t] + 1
+    return n, n_words
+
+
+@njit(cache=True, nogil=True)
+def _number(words, ends, ids, rows, store, first, lengths, n, n_words, hash_mask):
+    """Ids of the zero-separated tokens of ``words`` (token ``t`` ends at byte
+    ``ends[t]``) into ``ids``: a known token's id, else the next one (``n``, ``n + 1``,
+    ...), its bytes appended to ``store`` from word ``n_words`` on (``first``,
+    ``lengths``). The caller makes room in ``store``, ``first`` and ``lengths`` for every
+    token being new. Returns ``(rows, n, n_words)``: ``rows`` is a larger table when the
+    old one would have been more than half full. The tokens' bounds are known
+    beforehand, so their hashing and probes do not wait on one another."""
+    block = 4096
+    for lo in range(0, len(ends), block):
+        hi = min(lo + block, len(ends))
+        size = rows.shape[0]
+        while 2 * (n + hi - lo) > size:          # room for every token being new
             size *= 2
-            mask = np.uint64(size - 1)
-            hashes[k] = h
-            slots = _rehashed(hashes, np.arange(n_distinct), size)
-            lower_slots = _rehashed(lower_hashes, np.flatnonzero(terms[:k] == np.arange(k)),
-                                    size)
-            slot = h & mask
-            while slots[slot] != k:
-                slot = (slot + np.uint64(1)) & mask
-        slots[slot] = k
-        hashes[k] = h
-        starts[k] = start
-        ends[k] = end
-        ids[t] = k
-        h = _FNV_OFFSET                          # its lowercase form
-        for i in range(start, end):
-            b = buf[i]
-            if 65 <= b <= 90:
-                changed = True
-            h = (h ^ np.uint64(_lowered(b))) * _FNV_PRIME
-        h = _mixed(h) & hash_mask
-        term, slot = _probe(lower_slots, lower_hashes, starts, ends, buf, start, end, h,
-                            mask, True)
-        if term < 0:                             # a new lowercase form
-            lower_slots[slot] = k
-            lower_hashes[k] = h
-            term = k
-        terms[k] = term
-    if pos <= n:                                 # bytes left: more tokens than n_tokens
-        return -1, changed
-    return n_distinct, changed
+        if size > rows.shape[0]:
+            rows = _rehashed(rows, size)
+        pos = ends[lo - 1] + 1 if lo else 0
+        n, n_words = _number_block(words, ends, lo, hi, pos, ids, rows, store, first,
+                                   lengths, n, n_words, hash_mask)
+    return rows, n, n_words
 
 
 @njit(cache=True, nogil=True)
-def _gather(buf, starts, ends, lower, out):
-    """The byte spans ``starts[i]:ends[i]`` of ``buf`` (lowercased if ``lower``) into
-    ``out``, zero-separated."""
+def _gather(store, first, lengths, lo, hi, lower, out):
+    """The bytes of ids ``lo .. hi - 1`` (lowercased with ``lower``) into ``out``,
+    zero-separated."""
     k = 0
-    for i in range(len(starts)):
+    for i in range(lo, hi):
+        if i > lo:
+            out[k] = 0
+            k += 1
+        at = first[i]
+        length = lengths[i]
+        for j in range(length):
+            v = store[at + (j >> 3)]
+            if lower:
+                v = _lowered(v)
+            out[k] = np.uint8((v >> (np.uint64(j & 7) * _U8)) & np.uint64(0xFF))
+            k += 1
+
+
+@njit(cache=True, nogil=True)
+def _gather_ids(store, first, lengths, ids, out):
+    """The bytes of ``ids`` into ``out``, zero-separated."""
+    k = 0
+    for i in range(len(ids)):
         if i:
             out[k] = 0
             k += 1
-        for j in range(starts[i], ends[i]):
-            out[k] = _lowered(buf[j]) if lower else buf[j]
+        at = first[ids[i]]
+        for j in range(lengths[ids[i]]):
+            out[k] = np.uint8((store[at + (j >> 3)] >> (np.uint64(j & 7) * _U8))
+                              & np.uint64(0xFF))
             k += 1
 
 
-def _joined(buf, starts, ends, lower):
-    out = np.empty(int((ends - starts).sum()) + len(starts) - 1, np.uint8)
-    _gather(buf, starts, ends, lower, out)
-    return out.tobytes()
+def _padded_words(data):
+    """``data`` (bytes) as little-endian 64-bit words, with at least one zero word (so a
+    token's terminating zero byte and a read of the word after it are in range)."""
+    words = np.zeros(len(data) // 8 + 2, np.uint64)
+    words.view(np.uint8)[:len(data)] = np.frombuffer(data, np.uint8)
+    return words
 
 
-def _decode_joined(joined):
-    """The strings of ``"\\x00"``-joined ASCII bytes."""
-    return joined.decode("ascii").split(SEP)
+def _room(array, used, size):
+    """``array`` (its first ``used`` items) with room for ``size`` items, at least doubled
+    when it grows (the new part is not written: its memory is not touched)."""
+    if len(array) >= size:
+        return array
+    out = np.empty(max(size, 2 * len(array)), array.dtype)
+    out[:used] = array[:used]
+    return out
 
 
-def decode_spans(spans):
-    """The strings of the byte spans ``(buf, starts, ends)`` of ASCII bytes."""
-    return _decode_joined(_joined(*spans, False))
-
-
-def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
-    """Raw ids of the tokens of ``units`` in order of first appearance, and the ids and
-    strings of their lowercase forms; None where the exact path must decide.
-
-    Parameters
-    ----------
-    units : sequence of sequence of str
-        Documents as token sequences.
-    lengths : ndarray of int64
-        Tokens of each document.
-    hash_mask : int, default=2**64 - 1
-        The bits of the 64-bit hashes kept (fewer: more collisions, the same result).
-
-    Returns
-    -------
-    ids : ndarray of int64
-        The raw id of every token, documents in a row.
-    raw : tuple
-        The distinct raw tokens in order of their ids, as spans of the chunk's ASCII bytes
-        ``(buf, starts, ends)``, decoded by :func:`decode_spans` when they are needed.
-    terms : ndarray of int64 or None
-        Per raw id, the first raw id with the same lowercase form; None when
-        lowercasing changes no token.
-    lowered : list of str
-        Per raw id, its lowercase form.
-
-    When a token is beyond ASCII, ``raw`` is the list of the distinct raw tokens (str)
-    and ``terms`` and ``lowered`` are None: ``str.lower`` decides. None when there are no
-    tokens, or a token is not a str, holds ``"\\x00"`` or a lone surrogate.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from nlpfeat.text._token_hash import ascii_lower_ids, decode_spans
-    >>> ids, raw, terms, lowered = ascii_lower_ids([["A", "b"], [], ["a", "b", "A"]],
-    ...                                            np.array([2, 0, 3]))
-    >>> ids.tolist(), decode_spans(raw), terms.tolist(), lowered
-    ([0, 1, 2, 1, 0], ['A', 'b', 'a'], [0, 1, 0], ['a', 'b', 'a'])
-    >>> ascii_lower_ids([["caf\\u00e9", "A", "caf\\u00e9"]], np.array([3]))
-    (array([0, 1, 0]), ['caf\u00e9', 'A'], None, None)
-    >>> ascii_lower_ids([["a\\x00b"]], np.array([1])) is None
-    True
-    """
+def joined_tokens(units, lengths):
+    """The tokens of the documents ``units`` joined by ``"\\x00"``: ``(str, is_ascii)``, or
+    None when a token is not a str or there are none (a token that holds ``"\\x00"`` is
+    refused by :meth:`TokenTable.add`)."""
     n_tokens = int(lengths.sum())
     if not n_tokens:
         return None
@@ -237,23 +234,90 @@ def ascii_lower_ids(units, lengths, hash_mask=2**64 - 1):
         joined = SEP.join(map(SEP.join, compress(units, lengths.tolist())))
     except TypeError:                             # a token that is not a str
         return None
-    is_ascii = joined.isascii()
-    try:
-        buf = np.frombuffer(joined.encode("utf-8"), np.uint8)
-    except UnicodeEncodeError:                    # a lone surrogate
-        return None
-    ids = np.empty(n_tokens, np.int64)
-    starts = np.empty(n_tokens, np.int64)
-    ends = np.empty(n_tokens, np.int64)
-    terms = np.empty(n_tokens, np.int64)
-    n_distinct, changed = _ascii_ids(buf, n_tokens, ids, starts, ends, terms,
-                                      np.uint64(hash_mask))
-    if n_distinct < 0:                            # a token holds the separator
-        return None
-    starts, ends = starts[:n_distinct], ends[:n_distinct]
-    if not is_ascii:                    # str.lower decides
-        return ids, _joined(buf, starts, ends, False).decode("utf-8").split(SEP), None, None
-    raw = (buf, starts, ends)
-    if not changed:
-        return ids, raw, None, decode_spans(raw)
-    return ids, raw, terms[:n_distinct], _decode_joined(_joined(buf, starts, ends, True))
+    return joined, joined.isascii()
+
+
+class TokenTable:
+    """Distinct tokens numbered ``0, 1, ...`` in order of first appearance, across chunks.
+
+    Parameters
+    ----------
+    hash_mask : int, default=2**64 - 1
+        The bits of the 64-bit hashes kept (fewer: more collisions, the same ids; tests).
+
+    Attributes
+    ----------
+    n : int
+        Distinct tokens so far.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._token_hash import TokenTable
+    >>> table = TokenTable()
+    >>> table.add("a\\x00bb\\x00a", 3).tolist(), table.add("bb\\x00café", 2).tolist()
+    ([0, 1, 0], [1, 2])
+    >>> table.strings(), table.strings(1, lower=True)
+    (['a', 'bb', 'café'], ['bb', 'café'])
+    >>> TokenTable().add("a\\udcff", 1) is None         # a lone surrogate
+    True
+    """
+
+    def __init__(self, hash_mask=2**64 - 1):
+        self.hash_mask = hash_mask
+        self.n = 0
+        self._n_words = 0
+        self._rows = np.zeros((1024, 3), np.uint64)
+        self._store = np.zeros(1024, np.uint64)
+        self._first = np.zeros(1024, np.int64)
+        self._lengths = np.zeros(1024, np.int64)
+
+    def add(self, joined, n_tokens):
+        """Ids of the ``n_tokens`` tokens of ``joined`` (a str of tokens joined by
+        ``"\\x00"``; or their UTF-8 bytes), new tokens numbered after the known ones; None
+        (nothing added) when a token holds ``"\\x00"`` or cannot be encoded (a lone
+        surrogate)."""
+        if not _LITTLE:
+            return None
+        try:
+            data = joined if isinstance(joined, bytes) else joined.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        words = _padded_words(data)
+        ends = np.flatnonzero(words.view(np.uint8)[:len(data) + 1] == 0)
+        if len(ends) != n_tokens:
+            return None                           # a token holds the separator
+        self._first = _room(self._first, self.n, self.n + n_tokens)
+        self._lengths = _room(self._lengths, self.n, self.n + n_tokens)
+        self._store = _room(self._store, self._n_words,
+                            self._n_words + len(data) // 8 + n_tokens)
+        ids = np.empty(n_tokens, np.int64)
+        self._rows, self.n, self._n_words = _number(
+            words, ends, ids, self._rows, self._store, self._first, self._lengths,
+            self.n, self._n_words, np.uint64(self.hash_mask))
+        return ids
+
+    def joined(self, lo=0, hi=None, lower=False):
+        """The UTF-8 bytes of ids ``lo .. hi - 1`` (ASCII ``A-Z`` lowercased with
+        ``lower``), joined by zero bytes."""
+        hi = self.n if hi is None else hi
+        if hi <= lo:
+            return b""
+        out = np.empty(int(self._lengths[lo:hi].sum()) + hi - lo - 1, np.uint8)
+        _gather(self._store, self._first, self._lengths, lo, hi, lower, out)
+        return out.tobytes()
+
+    def strings_of(self, ids):
+        """The tokens of ``ids`` (a list) as str."""
+        ids = np.asarray(ids, np.int64)
+        if not len(ids):
+            return []
+        out = np.empty(int(self._lengths[ids].sum()) + len(ids) - 1, np.uint8)
+        _gather_ids(self._store, self._first, self._lengths, ids, out)
+        return out.tobytes().decode("utf-8").split(SEP)
+
+    def strings(self, lo=0, hi=None, lower=False):
+        """The tokens ``lo .. hi - 1`` as str (``lower``: ASCII letters lowercased)."""
+        hi = self.n if hi is None else hi
+        if hi <= lo:
+            return []
+        return self.joined(lo, hi, lower).decode("utf-8").split(SEP)
