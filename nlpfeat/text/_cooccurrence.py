@@ -190,14 +190,19 @@ class PairCounts:
             self._prune()
         return self
 
-    def count_terms(self, token_lists):
+    def count_terms(self, token_lists, numbered=None):
         """Count the terms (and documents) of one chunk, not its pairs: (ids, lengths).
 
         ``ids`` are the chunk's token ids (-1 for a token outside a fixed vocabulary),
-        ``lengths`` its document lengths, as :func:`token_ids` gives them.
+        ``lengths`` its document lengths, as :func:`token_ids` gives them; or given as
+        ``numbered``, ``(ids, lengths, n_terms)``, by a caller that numbers the terms
+        itself (the vocabulary is then filled in by that caller).
         """
-        ids, lengths = token_ids(token_lists, self.vocabulary)
-        n = self.n_terms
+        if numbered is None:
+            ids, lengths = token_ids(token_lists, self.vocabulary)
+            n = self.n_terms
+        else:
+            ids, lengths, n = numbered
         self._reserve(n)
         known = ids[ids >= 0] if not self.learn else ids
         self._freq[:n] += np.bincount(known, minlength=n)

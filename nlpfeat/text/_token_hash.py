@@ -29,7 +29,7 @@ from itertools import compress
 import numpy as np
 from numba import njit
 
-__all__ = ["TokenTable", "joined_tokens"]
+__all__ = ["TokenTable", "joined_tokens", "table_ids"]
 
 SEP = "\x00"                   # UTF-8 encodes only U+0000 with a zero byte
 _ONES = np.uint64(0x0101010101010101)
@@ -235,6 +235,19 @@ def joined_tokens(units, lengths):
     except TypeError:                             # a token that is not a str
         return None
     return joined, joined.isascii()
+
+
+def table_ids(table, units):
+    """``(ids, lengths)`` of the documents ``units`` (lists of tokens) numbered by the
+    :class:`TokenTable` ``table`` (flat ids, as :func:`~nlpfeat.text._pairs.token_ids`
+    gives them with a growing vocabulary); None (nothing added) where a dict must decide:
+    a token that is not a str, holds ``"\\x00"`` or a lone surrogate."""
+    lengths = np.fromiter(map(len, units), np.int64, len(units))
+    found = joined_tokens(units, lengths)
+    if found is None:
+        return None if lengths.sum() else (np.zeros(0, np.int64), lengths)
+    ids = table.add(found[0], int(lengths.sum()))
+    return None if ids is None else (ids, lengths)
 
 
 class TokenTable:

@@ -195,3 +195,28 @@ def test_collocations_on_lee_equal_the_exact_path(monkeypatch):
         assert got.scores_ == ref.scores_
         assert got.levels_[0][0].tolist() == ref.levels_[0][0].tolist()
         assert got.levels_[0][1].tolist() == ref.levels_[0][1].tolist()
+
+
+@pytest.mark.parametrize("later", [[], [["x", "\ud800", "x"]], [["a\x00b", "the", "x"]]])
+def test_two_pass_pair_counts_equal_the_dict_path_for_every_chunking(monkeypatch, later):
+    """cooccurrence and PMIEmbedding count their terms by a table while every chunk can
+    be numbered; a chunk it refuses hands over to a dict."""
+    from nlpfeat.text import PMIEmbedding, cooccurrence
+    from nlpfeat.text import _token_hash
+
+    docs = LEE[:30] + later + LEE[30:60] + [["Abcdefghijk", "abcdefghijk", "x"]]
+
+    def counted():
+        out = []
+        for working_memory in (0.01, 1, None):
+            counts, vocabulary = cooccurrence(docs, window=3, min_count=2,
+                                              working_memory=working_memory)
+            out.append((list(vocabulary.items()), counts.toarray().tolist()))
+        emb = PMIEmbedding(5, min_count=2, random_state=0, working_memory=0.01,
+                           input="tokens").fit(docs)
+        out.append((list(emb.vocabulary_.items()), emb.embeddings_.round(8).tolist()))
+        return out
+
+    fast = counted()
+    monkeypatch.setattr(_token_hash, "table_ids", lambda table, chunk: None)
+    assert counted() == fast
