@@ -26,7 +26,7 @@ whose term id is cached, and not at all while it would change no token (checked 
 chunk, on its new tokens joined).
 """
 from collections import defaultdict, namedtuple
-from itertools import chain, compress, count, islice
+from itertools import chain, count, islice
 from operator import itemgetter
 
 import numpy as np
@@ -306,7 +306,11 @@ class NgramCounts:
         terms' strings left unbuilt (:meth:`_settle`, :meth:`_strings`); None (nothing
         counted) where the exact path must decide: a token that is not a str, holds
         ``"\\x00"`` or a lone surrogate."""
-        from nlpfeat.text._token_hash import SEP, TokenTable, joined_tokens  # numba: on use
+        from nlpfeat.text._token_hash import (  # numba: on use
+            SEP,
+            TokenTable,
+            joined_tokens,
+        )
 
         found = joined_tokens(units, lengths)
         if found is None:

@@ -4,7 +4,9 @@
 passes, as GloVe's ``cooccur`` does:
 
 1. the terms: frequencies (and document frequencies) of every term, while each chunk's
-   token ids (4 bytes per token) and document lengths are written to a temporary folder;
+   token ids (4 bytes per token) and document lengths are written to a temporary folder
+   (a learned vocabulary is numbered by a compiled token table,
+   :class:`~nlpfeat.text._token_hash.TokenTable`, its dict built once at the end);
 2. the pairs of the kept terms only (``min_count`` is known now; a dropped word keeps its
    position, so distances in the text are unchanged): each chunk's pairs are keyed by
    (smaller id, larger id), the upper triangle of the symmetric counts, reduced to a
@@ -12,7 +14,8 @@ passes, as GloVe's ``cooccur`` does:
    fixed key boundaries into buckets, appended to one file per bucket. The boundaries are
    quantiles of the first chunk's keys, as many as it takes for a bucket to fit the
    budget. Each bucket is then sorted and reduced on its own, in key order, and its
-   rows appended to the CSR arrays of the result.
+   rows appended to the CSR arrays of the result (integer counts after any sort, weights
+   after a stable one, so that they are summed in chunk order).
 
 Every pair is sorted twice (in its chunk, in its bucket), each sort of a budget-sized
 array, so the work grows linearly with the corpus: no merge of ever larger tables. Memory

@@ -41,6 +41,7 @@ _SEED = np.uint64(0x243F6A8885A308D3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 _ID_BITS = np.uint64(40)                    # a row's third word: id + 1 | length << 40
 _ID_MASK = np.uint64((1 << 40) - 1)
+_MAX_LENGTH = 2**24 - 1                     # bytes of a token in a row's 24 length bits
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _U8 = np.uint64(8)
@@ -299,6 +300,8 @@ class TokenTable:
         ends = np.flatnonzero(words.view(np.uint8)[:len(data) + 1] == 0)
         if len(ends) != n_tokens:
             return None                           # a token holds the separator
+        if len(data) >= _MAX_LENGTH and np.diff(ends, prepend=-1).max() - 1 > _MAX_LENGTH:
+            return None                           # a token too long for a row's length
         self._first = _room(self._first, self.n, self.n + n_tokens)
         self._lengths = _room(self._lengths, self.n, self.n + n_tokens)
         self._store = _room(self._store, self._n_words,

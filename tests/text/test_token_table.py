@@ -3,7 +3,6 @@ counts across chunks: ids exact whatever the hash collisions, the counts, merges
 pickles equal to the exact path (a dict lookup per token) for every chunking."""
 import pickle
 import random
-import string
 
 import numpy as np
 import pytest
@@ -201,8 +200,7 @@ def test_collocations_on_lee_equal_the_exact_path(monkeypatch):
 def test_two_pass_pair_counts_equal_the_dict_path_for_every_chunking(monkeypatch, later):
     """cooccurrence and PMIEmbedding count their terms by a table while every chunk can
     be numbered; a chunk it refuses hands over to a dict."""
-    from nlpfeat.text import PMIEmbedding, cooccurrence
-    from nlpfeat.text import _token_hash
+    from nlpfeat.text import PMIEmbedding, _token_hash, cooccurrence
 
     docs = LEE[:30] + later + LEE[30:60] + [["Abcdefghijk", "abcdefghijk", "x"]]
 
@@ -220,3 +218,12 @@ def test_two_pass_pair_counts_equal_the_dict_path_for_every_chunking(monkeypatch
     fast = counted()
     monkeypatch.setattr(_token_hash, "table_ids", lambda table, chunk: None)
     assert counted() == fast
+
+
+def test_a_token_too_long_for_a_row_is_refused(monkeypatch):
+    from nlpfeat.text import _token_hash
+
+    monkeypatch.setattr(_token_hash, "_MAX_LENGTH", 10)
+    table = TokenTable()
+    assert table.add("a\x00" + "b" * 11, 2) is None and table.n == 0
+    assert table.add("a\x00" + "b" * 10, 2).tolist() == [0, 1]
