@@ -327,12 +327,11 @@ class NgramCounts:
             return ids
         # the new raw tokens' lowercase forms, numbered in the table of terms: a new term
         # takes the id of its first raw form (no renumbering)
-        if is_ascii:
-            lowered = raw.joined(before, lower=True)
-        else:
-            lowered = SEP.join(map(str.lower, raw.strings(before)))
         known = lower.n
-        terms = lower.add(lowered, raw.n - before)
+        if is_ascii:
+            terms = lower.add_lowered(raw, before)
+        else:
+            terms = lower.add(SEP.join(map(str.lower, raw.strings(before))), raw.n - before)
         self._term_slot = grown(self._term_slot, lower.n)
         new = np.flatnonzero(terms >= known)
         _, first = np.unique(terms[new], return_index=True)   # new terms, in their order

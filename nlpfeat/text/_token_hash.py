@@ -100,19 +100,32 @@ def _rehashed(rows, size):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _read(words, pos, left, lower):
+    """The word of a token at byte ``pos`` with ``left`` bytes of it left (the bytes past
+    the token zero), its ASCII letters lowercased with ``lower``."""
+    v = _low_bytes(_word_at(words, pos), left)
+    return _lowered(v) if lower else v
+
+
 @njit(cache=True, nogil=True)
-def _number_block(words, ends, lo, hi, pos, ids, rows, store, first, lengths, n, n_words,
-                  hash_mask):
-    """Tokens ``lo .. hi - 1`` of :func:`_number`, the first at byte ``pos``, into a
-    table with room for all of them: no rehash inside (a loop that may replace its table
-    ran 1.7 times slower on known tokens). Returns ``(n, n_words)``."""
+def _number_block(words, bounds, sizes, stored, lo, hi, ids, rows, store, first, lengths,
+                  n, n_words, hash_mask):
+    """Tokens ``lo .. hi - 1`` of :func:`_number` into a table with room for all of them:
+    no rehash inside (a loop that may replace its table ran 1.7 times slower on known
+    tokens). Returns ``(n, n_words)``."""
     mask = np.uint64(rows.shape[0] - 1)
     for t in range(lo, hi):
-        length = ends[t] - pos
-        w = _low_bytes(_word_at(words, pos), length)
+        if stored:                               # another table's token, lowercased
+            pos = 8 * bounds[t]
+            length = sizes[t]
+        else:                                    # the zero-separated tokens of a chunk
+            pos = bounds[t - 1] + 1 if t else 0
+            length = bounds[t] - pos
+        w = _read(words, pos, length, stored)
         h = _mixed(w ^ _SEED)
         for j in range(1, (length + 7) >> 3):   # a long token: the rest, a word at a time
-            h = _mixed(h ^ _low_bytes(_word_at(words, pos + 8 * j), length - 8 * j))
+            h = _mixed(h ^ _read(words, pos + 8 * j, length - 8 * j, stored))
         h &= hash_mask
         meta = np.uint64(length) << _ID_BITS
         slot = h & mask
@@ -125,8 +138,7 @@ def _number_block(words, ends, lo, hi, pos, ids, rows, store, first, lengths, n,
                 same = True
                 at = first[k]
                 for j in range(1, (length + 7) >> 3):   # the words after the first
-                    if _low_bytes(_word_at(words, pos + 8 * j), length - 8 * j) \
-                            != store[at + j]:
+                    if _read(words, pos + 8 * j, length - 8 * j, stored) != store[at + j]:
                         same = False
                         break
                 if same:
@@ -142,33 +154,34 @@ def _number_block(words, ends, lo, hi, pos, ids, rows, store, first, lengths, n,
             first[found] = n_words
             lengths[found] = length
             for j in range((length + 7) >> 3):
-                store[n_words] = _low_bytes(_word_at(words, pos + 8 * j), length - 8 * j)
+                store[n_words] = _read(words, pos + 8 * j, length - 8 * j, stored)
                 n_words += 1
         ids[t] = found
-        pos = ends[t] + 1
     return n, n_words
 
 
 @njit(cache=True, nogil=True)
-def _number(words, ends, ids, rows, store, first, lengths, n, n_words, hash_mask):
-    """Ids of the zero-separated tokens of ``words`` (token ``t`` ends at byte
-    ``ends[t]``) into ``ids``: a known token's id, else the next one (``n``, ``n + 1``,
-    ...), its bytes appended to ``store`` from word ``n_words`` on (``first``,
-    ``lengths``). The caller makes room in ``store``, ``first`` and ``lengths`` for every
-    token being new. Returns ``(rows, n, n_words)``: ``rows`` is a larger table when the
-    old one would have been more than half full. The tokens' bounds are known
-    beforehand, so their hashing and probes do not wait on one another."""
+def _number(words, bounds, sizes, stored, ids, rows, store, first, lengths, n, n_words,
+            hash_mask):
+    """Ids of the tokens of ``words`` into ``ids``: the zero-separated tokens of a chunk,
+    token ``t`` ending at byte ``bounds[t]``; or, with ``stored``, the tokens of another
+    table's store (``sizes[t]`` bytes from word ``bounds[t]``), their ASCII letters
+    lowercased. A known token gets its id, a new one the next (``n``, ``n + 1``, ...),
+    its bytes appended to ``store`` from word ``n_words`` on (``first``, ``lengths``).
+    The caller makes room in ``store``, ``first`` and ``lengths`` for every token being
+    new. Returns ``(rows, n, n_words)``: ``rows`` is a larger table when the old one
+    would have been more than half full. The tokens' bounds are known beforehand, so
+    their hashing and probes do not wait on one another."""
     block = 4096
-    for lo in range(0, len(ends), block):
-        hi = min(lo + block, len(ends))
+    for lo in range(0, len(bounds), block):
+        hi = min(lo + block, len(bounds))
         size = rows.shape[0]
         while 2 * (n + hi - lo) > size:          # room for every token being new
             size *= 2
         if size > rows.shape[0]:
             rows = _rehashed(rows, size)
-        pos = ends[lo - 1] + 1 if lo else 0
-        n, n_words = _number_block(words, ends, lo, hi, pos, ids, rows, store, first,
-                                   lengths, n, n_words, hash_mask)
+        n, n_words = _number_block(words, bounds, sizes, stored, lo, hi, ids, rows, store,
+                                   first, lengths, n, n_words, hash_mask)
     return rows, n, n_words
 
 
@@ -302,14 +315,25 @@ class TokenTable:
             return None                           # a token holds the separator
         if len(data) >= _MAX_LENGTH and np.diff(ends, prepend=-1).max() - 1 > _MAX_LENGTH:
             return None                           # a token too long for a row's length
+        return self._numbered(words, ends, ends, False, len(data) // 8 + n_tokens)
+
+    def add_lowered(self, other, lo):
+        """Ids of the tokens ``lo ..`` of the table ``other``, their ASCII letters
+        lowercased (all that ``str.lower`` does to ASCII), numbered here; read from
+        ``other``'s store, never decoded."""
+        n_words = other._n_words - (other._first[lo] if lo < other.n else other._n_words)
+        return self._numbered(other._store, other._first[lo:other.n],
+                              other._lengths[lo:other.n], True, int(n_words))
+
+    def _numbered(self, words, bounds, sizes, stored, max_words):
+        n_tokens = len(bounds)
         self._first = _room(self._first, self.n, self.n + n_tokens)
         self._lengths = _room(self._lengths, self.n, self.n + n_tokens)
-        self._store = _room(self._store, self._n_words,
-                            self._n_words + len(data) // 8 + n_tokens)
+        self._store = _room(self._store, self._n_words, self._n_words + max_words)
         ids = np.empty(n_tokens, np.int64)
         self._rows, self.n, self._n_words = _number(
-            words, ends, ids, self._rows, self._store, self._first, self._lengths,
-            self.n, self._n_words, np.uint64(self.hash_mask))
+            words, bounds, sizes, stored, ids, self._rows, self._store, self._first,
+            self._lengths, self.n, self._n_words, np.uint64(self.hash_mask))
         return ids
 
     def joined(self, lo=0, hi=None, lower=False):
