@@ -17,8 +17,9 @@ its bytes, kept eight-aligned in the table's own store. Two distinct tokens neve
 an id, whatever their hashes (tests cut the hash to a few bits).
 
 Lowercased counts keep a second table, of lowercase forms: a chunk's new raw tokens are
-lowercased once each (``A-Z`` -> ``a-z`` in a compiled gather when the chunk is ASCII,
-which is all ``str.lower`` does to ASCII; ``str.lower`` otherwise) and numbered there.
+lowercased once each (``A-Z`` -> ``a-z``, a word at a time, read from the raw table's
+store when the chunk is ASCII, which is all ``str.lower`` does to ASCII; ``str.lower``
+otherwise) and numbered there.
 
 The compiled functions are built on first use (or loaded from numba's on-disk cache),
 never at import; this module is imported lazily by its users.
@@ -186,25 +187,6 @@ def _number(words, bounds, sizes, stored, ids, rows, store, first, lengths, n, n
 
 
 @njit(cache=True, nogil=True)
-def _gather(store, first, lengths, lo, hi, lower, out):
-    """The bytes of ids ``lo .. hi - 1`` (lowercased with ``lower``) into ``out``,
-    zero-separated."""
-    k = 0
-    for i in range(lo, hi):
-        if i > lo:
-            out[k] = 0
-            k += 1
-        at = first[i]
-        length = lengths[i]
-        for j in range(length):
-            v = store[at + (j >> 3)]
-            if lower:
-                v = _lowered(v)
-            out[k] = np.uint8((v >> (np.uint64(j & 7) * _U8)) & np.uint64(0xFF))
-            k += 1
-
-
-@njit(cache=True, nogil=True)
 def _gather_ids(store, first, lengths, ids, out):
     """The bytes of ``ids`` into ``out``, zero-separated."""
     k = 0
@@ -283,8 +265,14 @@ class TokenTable:
     >>> table = TokenTable()
     >>> table.add("a\\x00bb\\x00a", 3).tolist(), table.add("bb\\x00café", 2).tolist()
     ([0, 1, 0], [1, 2])
-    >>> table.strings(), table.strings(1, lower=True)
-    (['a', 'bb', 'café'], ['bb', 'café'])
+    >>> table.strings(), table.strings_of([2, 0])
+    (['a', 'bb', 'café'], ['café', 'a'])
+    >>> raw = TokenTable()
+    >>> raw.add("Bb\\x00bB\\x00CAFÉ\\x00bb", 4).tolist()
+    [0, 1, 2, 3]
+    >>> lower = TokenTable()              # ASCII letters lowered (str.lower for the rest)
+    >>> lower.add_lowered(raw, 0).tolist(), lower.strings()
+    ([0, 0, 1, 0], ['bb', 'cafÉ'])
     >>> TokenTable().add("a\\udcff", 1) is None         # a lone surrogate
     True
     """
@@ -336,16 +324,6 @@ class TokenTable:
             self._lengths, self.n, self._n_words, np.uint64(self.hash_mask))
         return ids
 
-    def joined(self, lo=0, hi=None, lower=False):
-        """The UTF-8 bytes of ids ``lo .. hi - 1`` (ASCII ``A-Z`` lowercased with
-        ``lower``), joined by zero bytes."""
-        hi = self.n if hi is None else hi
-        if hi <= lo:
-            return b""
-        out = np.empty(int(self._lengths[lo:hi].sum()) + hi - lo - 1, np.uint8)
-        _gather(self._store, self._first, self._lengths, lo, hi, lower, out)
-        return out.tobytes()
-
     def strings_of(self, ids):
         """The tokens of ``ids`` (a list) as str."""
         ids = np.asarray(ids, np.int64)
@@ -355,9 +333,6 @@ class TokenTable:
         _gather_ids(self._store, self._first, self._lengths, ids, out)
         return out.tobytes().decode("utf-8").split(SEP)
 
-    def strings(self, lo=0, hi=None, lower=False):
-        """The tokens ``lo .. hi - 1`` as str (``lower``: ASCII letters lowercased)."""
-        hi = self.n if hi is None else hi
-        if hi <= lo:
-            return []
-        return self.joined(lo, hi, lower).decode("utf-8").split(SEP)
+    def strings(self, lo=0, hi=None):
+        """The tokens ``lo .. hi - 1`` as str."""
+        return self.strings_of(np.arange(lo, self.n if hi is None else hi))

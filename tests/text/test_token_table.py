@@ -81,11 +81,17 @@ def test_many_distinct_tokens_grow_the_table():
         assert (ids, table.strings()) == (ref_ids, ref_tokens)
 
 
-def test_lowercased_bytes_change_ascii_letters_only():
-    table = TokenTable()
-    table.add("AZaz@[`{\x00Ab\x00CAFÉ\x00ABCDEFGHIJKLMNOPQRSTUVWXYZ", 4)
-    assert table.joined(lower=True).decode("utf-8").split("\x00") == [
-        "azaz@[`{", "ab", "cafÉ", "abcdefghijklmnopqrstuvwxyz"]
+@pytest.mark.parametrize("hash_mask", [2**64 - 1, 0])
+def test_lowercase_forms_change_ascii_letters_only(hash_mask):
+    raw = TokenTable()
+    raw.add("AZaz@[`{\x00Ab\x00CAFÉ\x00ABCDEFGHIJKLMNOPQRSTUVWXYZ\x00ab\x00"
+            "abcdefghijklmnopqrstuvwxyZ\x00", 7)
+    lower = TokenTable(hash_mask)
+    assert lower.add_lowered(raw, 0).tolist() == [0, 1, 2, 3, 1, 3, 4]
+    assert lower.strings() == ["azaz@[`{", "ab", "cafÉ", "abcdefghijklmnopqrstuvwxyz", ""]
+    raw.add("XY\x00ab\x00AB", 3)                       # only the new raw tokens, from 7 on
+    assert lower.add_lowered(raw, 7).tolist() == [5, 1]   # "XY", "AB"
+    assert lower.strings(5) == ["xy"]
 
 
 @pytest.mark.parametrize("joined,n_tokens", [
