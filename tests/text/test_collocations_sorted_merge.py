@@ -58,3 +58,31 @@ def test_adjacent_pairs_count_the_pairs_inside_documents_only(n_terms):
     assert got == dict(expected)
     empty = adjacent_pairs(ids[:1], lengths[:2], n_terms)
     assert len(empty[0]) == len(empty[1]) == 0
+
+
+
+@pytest.mark.parametrize("order", [2, 3, 4])
+def test_counts_of_many_chunks_equal_the_counts_of_one(order):
+    """70 chunks: runs merged at several levels, then the rest at the end; and a merge of
+    counts that pushes one heavy run among light ones."""
+    from nlpfeat.text._ngram_counts import NgramCounts
+
+    rng = np.random.default_rng(order)
+    docs = [[f"w{int(x)}" for x in rng.zipf(1.3, int(rng.integers(0, 12))) % 50]
+            for _ in range(350)]
+
+    def state(counts):
+        t = counts.table(min_count=1)
+        return ([g.tolist() for g in t.grams], t.terms.tolist(), t.counts.tolist(),
+                [np.asarray(m).tolist() for m in t.marginals[1]])
+
+    whole = NgramCounts(order, 2).add(docs)
+    chunked = NgramCounts(order, 2)
+    for k in range(0, 350, 5):
+        chunked.add(docs[k:k + 5], k)
+    assert len(chunked._runs[chunked._shapes()[0]]) > 1        # runs left to merge
+    mixed = NgramCounts(order, 2).add(docs[:5])
+    mixed.merge(NgramCounts(order, 2).add(docs[5:300]))
+    for k in range(300, 350, 5):
+        mixed.add(docs[k:k + 5], k)
+    assert state(chunked) == state(whole) == state(mixed)
