@@ -210,10 +210,10 @@ class NgramCounts:
         """Build the dicts of the tokens and terms numbered by the compiled tables
         (:meth:`_hashed_ids`); the exact path (a dict lookup per token) takes over."""
         self._hashing = False
-        if self._tables is None:
+        tables, self._tables = self._tables, None
+        if tables is None or not tables[0].n:          # nothing numbered: no dict to build
             return
-        raw, lower = self._tables
-        self._tables = None
+        raw, lower = tables
         strings = raw.strings()
         self._slot_terms = list(map(str.lower, strings)) if self.lower else strings
         if not self.lower:
@@ -306,23 +306,18 @@ class NgramCounts:
         terms' strings left unbuilt (:meth:`_settle`, :meth:`_strings`); None (nothing
         counted) where the exact path must decide: a token that is not a str, holds
         ``"\\x00"`` or a lone surrogate."""
-        from nlpfeat.text._token_hash import (  # numba: on use
-            SEP,
-            TokenTable,
-            joined_tokens,
-        )
+        from nlpfeat.text._token_hash import SEP, TokenTable, table_ids  # numba: on use
 
-        found = joined_tokens(units, lengths)
-        if found is None:
-            return np.zeros(0, np.int64) if not lengths.sum() else None
-        joined, is_ascii = found
         if self._tables is None:
             self._tables = (TokenTable(), TokenTable() if self.lower else None)
         raw, lower = self._tables
         before = raw.n
-        ids = raw.add(joined, int(lengths.sum()))
-        if ids is None or raw.n == before:
-            return ids if ids is None or not self.lower else self._remap[ids]
+        found = table_ids(raw, units, lengths)
+        if found is None:
+            return None
+        ids, is_ascii = found
+        if raw.n == before:
+            return self._remap[ids] if self.lower else ids
         if not self.lower:
             return ids
         # the new raw tokens' lowercase forms, numbered in the table of terms: a new term

@@ -302,12 +302,13 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
             for chunk in chunks:
                 numbered = None
                 if table is not None:
-                    numbered = table_ids(table, chunk)
+                    lengths = np.fromiter(map(len, chunk), np.int64, len(chunk))
+                    numbered = table_ids(table, chunk, lengths)
                     if numbered is None:              # a dict decides from here on
                         terms.vocabulary.update(zip(table.strings(), range(table.n)))
                         table = None
                     else:
-                        numbered = (*numbered, table.n)
+                        numbered = (numbered[0], lengths, table.n)
                 ids, lengths = terms.count_terms(chunk, numbered)
                 ids.astype(np.int32).tofile(ids_file)
                 lengths.astype(np.int64).tofile(lengths_file)

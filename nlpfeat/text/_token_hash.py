@@ -30,6 +30,8 @@ from itertools import compress
 import numpy as np
 from numba import njit
 
+from nlpfeat.text._vocabulary import grown
+
 __all__ = ["TokenTable", "joined_tokens", "table_ids"]
 
 SEP = "\x00"                   # UTF-8 encodes only U+0000 with a zero byte
@@ -209,16 +211,6 @@ def _padded_words(data):
     return words
 
 
-def _room(array, used, size):
-    """``array`` (its first ``used`` items) with room for ``size`` items, at least doubled
-    when it grows (the new part is not written: its memory is not touched)."""
-    if len(array) >= size:
-        return array
-    out = np.empty(max(size, 2 * len(array)), array.dtype)
-    out[:used] = array[:used]
-    return out
-
-
 def joined_tokens(units, lengths):
     """The tokens of the documents ``units`` joined by ``"\\x00"``: ``(str, is_ascii)``, or
     None when a token is not a str or there are none (a token that holds ``"\\x00"`` is
@@ -233,17 +225,17 @@ def joined_tokens(units, lengths):
     return joined, joined.isascii()
 
 
-def table_ids(table, units):
-    """``(ids, lengths)`` of the documents ``units`` (lists of tokens) numbered by the
-    :class:`TokenTable` ``table`` (flat ids, as :func:`~nlpfeat.text._pairs.token_ids`
-    gives them with a growing vocabulary); None (nothing added) where a dict must decide:
-    a token that is not a str, holds ``"\\x00"`` or a lone surrogate."""
-    lengths = np.fromiter(map(len, units), np.int64, len(units))
+def table_ids(table, units, lengths):
+    """``(ids, is_ascii)``: the flat ids of the tokens of the documents ``units`` (lists of
+    ``lengths`` tokens) numbered by the :class:`TokenTable` ``table``, as
+    :func:`~nlpfeat.text._pairs.token_ids` numbers them with a growing vocabulary, and
+    whether the tokens are ASCII; None (nothing added) where a dict must decide: a token
+    that is not a str, holds ``"\\x00"`` or a lone surrogate."""
     found = joined_tokens(units, lengths)
     if found is None:
-        return None if lengths.sum() else (np.zeros(0, np.int64), lengths)
+        return None if lengths.sum() else (np.zeros(0, np.int64), True)
     ids = table.add(found[0], int(lengths.sum()))
-    return None if ids is None else (ids, lengths)
+    return None if ids is None else (ids, found[1])
 
 
 class TokenTable:
@@ -315,9 +307,9 @@ class TokenTable:
 
     def _numbered(self, words, bounds, sizes, stored, max_words):
         n_tokens = len(bounds)
-        self._first = _room(self._first, self.n, self.n + n_tokens)
-        self._lengths = _room(self._lengths, self.n, self.n + n_tokens)
-        self._store = _room(self._store, self._n_words, self._n_words + max_words)
+        self._first = grown(self._first, self.n + n_tokens, keep=self.n)
+        self._lengths = grown(self._lengths, self.n + n_tokens, keep=self.n)
+        self._store = grown(self._store, self._n_words + max_words, keep=self._n_words)
         ids = np.empty(n_tokens, np.int64)
         self._rows, self.n, self._n_words = _number(
             words, bounds, sizes, stored, ids, self._rows, self._store, self._first,

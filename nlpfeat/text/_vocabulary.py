@@ -87,20 +87,30 @@ def count_matrix(feature_lists, vocabulary=None, *, sort_terms=True, dtype=np.in
 _CHUNK_TOKENS = 1 << 18  # tokens buffered before a chunk of rows is compressed
 
 
-def grown(array, n):
+def grown(array, n, keep=None):
     """The per-term ``array`` able to hold ``n`` terms: itself when it is large enough, else
     a zero-padded copy at least half as large again (amortised O(1) a new term).
+
+    With ``keep``, only the first ``keep`` items are copied and the rest is left unwritten
+    (its memory is not touched until it is used: room reserved for items that may come).
 
     Examples
     --------
     >>> import numpy as np
     >>> grown(np.array([3, 1]), 3)
     array([3, 1, 0])
+    >>> grown(np.array([3, 1]), 5, keep=1)[:1]
+    array([3])
     """
     if n <= array.size:
         return array
-    new = np.zeros(max(n, array.size * 3 // 2), dtype=array.dtype)
-    new[: array.size] = array
+    size = max(n, array.size * 3 // 2)
+    if keep is None:
+        new = np.zeros(size, dtype=array.dtype)
+        keep = array.size
+    else:
+        new = np.empty(size, dtype=array.dtype)
+    new[:keep] = array[:keep]
     return new
 
 
