@@ -173,3 +173,15 @@ def test_a_bag_fit_orders_the_transform_lookup_by_first_appearance(client, lines
     on_bag.partial_fit(lines[:50])          # counts without first appearances: column order
     assert on_bag._term_counts.first_seen is None
     assert on_bag._transform_lookup() == on_bag.vocabulary_
+
+
+def test_only_term_counts_are_reduced_in_shards():
+    """Counts that do not split (n-grams, pairs) go whole through one reduction tree, never
+    as one piece of a tuple that another shard's merge could be reading."""
+    from nlpfeat.text._collocations import _count_partition as count_ngrams
+    from nlpfeat.text._dask import _n_shards, count_vectorizer_partition
+    from nlpfeat.text._embedding import _count_partition as count_pairs
+
+    assert _n_shards(count_ngrams, 8, 5) == _n_shards(count_pairs, None, 5) == 1
+    assert _n_shards(count_vectorizer_partition, 8, 5) == 5
+    assert _n_shards(count_vectorizer_partition, 3, 5) == 3
