@@ -23,7 +23,7 @@ row); LSI with the singular-value power ``TopicModel(method="lsi", eig=p)``; exp
 semantic analysis (``ExplicitSemanticAnalysis``, the background articles as concepts,
 ``top_k`` and the weighting in the grid; the Wikipedia sample as concepts for contrast);
 LDA; ``PMIEmbedding``; and the ensemble (``SimilarityEnsemble``'s z-score average,
-:func:`~nlpfeat.text._similarity_ensemble.zscore_average`) of 2 or 3 members from a pool of
+:func:`~nlpfeat.text._semantics._similarity_ensemble.zscore_average`) of 2 or 3 members from a pool of
 plain weightings, ESA and LSI settings, z-scored on the selection half. Every model's 1,225
 similarities are computed once; the 20 splits then only re-rank them (cheap).
 
@@ -50,7 +50,7 @@ from nlpfeat.text import (
     TfidfVectorizer,
     TopicModel,
 )
-from nlpfeat.text._similarity_ensemble import zscore_average
+from nlpfeat.text._semantics._similarity_ensemble import zscore_average
 
 TEXT = dict(stop_words="english", stemmer="porter")
 WEIGHTINGS = {"tf-idf": dict(), "tf-idf sublinear": dict(sublinear_tf=True),

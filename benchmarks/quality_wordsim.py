@@ -20,7 +20,7 @@ settings; per family, as in ``quality_lee.py``:
 Families: ``PMIEmbedding`` (window, dimension, ``eig``, corpus) with today's defaults
 (``n_components=100, window=5, eig=0.5, min_count=5``) as its own row; the sparse PPMI rows;
 gensim Word2Vec; and ensembles: the z-score mean (``SimilarityEnsemble``'s
-:func:`~nlpfeat.text._similarity_ensemble.zscore_average`, standardised on half A) of all the
+:func:`~nlpfeat.text._semantics._similarity_ensemble.zscore_average`, standardised on half A) of all the
 PPMI-SVD models of the grid on one corpus (a fixed recipe, no selection), or of 2-3 PPMI-SVD
 models chosen on half A.
 

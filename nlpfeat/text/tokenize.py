@@ -12,7 +12,7 @@ Examples
 >>> get_tokenizer("whitespace")("the fat  cat")
 ['the', 'fat', 'cat']
 """
-from nlpfeat.text._tokenize import (
+from nlpfeat.text._base._tokenize import (
     CJK_IDEOGRAPHS,
     DEFAULT_TOKEN_PATTERN,
     TOKENIZERS,

@@ -258,7 +258,7 @@ def test_nltk_unit_window_examples(window, pmi):
 ])
 def test_measures_on_published_values(measure, marginals, expected):
     """The doctest's values from Manning and Schuetze and Dunning, and nltk's own."""
-    from nlpfeat.text._collocations import bigram_scores
+    from nlpfeat.text._association._collocations import bigram_scores
 
     n_ii, (n_ix, n_xi), n_xx = marginals
     got = bigram_scores(measure, [float(n_ii)], [n_ix], [n_xi], n_xx)[0]

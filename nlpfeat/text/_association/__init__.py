@@ -1,0 +1,1 @@
+"""Word association: co-occurrence counts, PMI, association measures, collocations."""

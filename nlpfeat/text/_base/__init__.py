@@ -1,0 +1,1 @@
+"""The text options every estimator shares: documents, tokenizers, analyzers, ``TextMixin``."""

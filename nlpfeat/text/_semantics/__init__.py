@@ -1,0 +1,1 @@
+"""Word and document meaning: PMI embeddings, semantic units, ESA, similarity ensembles."""

@@ -1,0 +1,1 @@
+"""Topic models (gensim and scikit-learn backends) and their coherence."""

@@ -1,0 +1,2 @@
+"""Document-term vectorizers: bag of words, positional, TF-IDF, term weighting, count
+deviation and dependency relations."""

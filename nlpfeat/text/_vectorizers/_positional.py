@@ -1,0 +1,190 @@
+"""Positional bag of words: counts of (position, term) pairs such as ``"0|你"``."""
+import re
+from functools import partial
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from nlpfeat._validation import Integral, Interval, StrOptions
+from nlpfeat.text._base._analyzer import Chain, check_ngram_range
+from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
+
+__all__ = ["PositionalBagOfWords", "position_values"]
+
+_WHITE_SPACES = re.compile(r"\s\s+")
+
+
+def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
+    """Position value of each of the ``n_grams`` n-grams of a sequence of ``n_units`` units.
+
+    The k-th n-gram starts at unit k. ``"absolute"``: k; ``"from_end"``: ``n_units - n - k``
+    (0 for the n-gram that ends on the last unit); ``"relative"``: ``floor(n_bins * k / n_units)``
+    (bins 0 .. n_bins - 1); ``"log"``: ``floor(log2(k + 1))`` (bin j holds starts
+    ``2**j - 1 .. 2**(j + 1) - 2``: 0 | 1-2 | 3-6 | 7-14 ...).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._vectorizers._positional import position_values
+    >>> modes = ["absolute", "from_end", "relative", "log"]
+    >>> [list(position_values(5, 5, 1, mode, n_bins=2)) for mode in modes]
+    [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [0, 0, 0, 1, 1], [0, 1, 1, 2, 2]]
+    """
+    starts = range(n_grams)
+    if position == "absolute":
+        return starts
+    if position == "from_end":
+        return range(n_units - n, n_units - n - n_grams, -1)
+    if position == "relative":
+        return [n_bins * k // n_units for k in starts]
+    return [(k + 1).bit_length() - 1 for k in starts]
+
+
+class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
+                           auto_wrap_output_keys=None):
+    """Count (position, term) pairs: a bag of words that knows where each word occurs.
+
+    Each feature is named ``"<position>|<term>"``: ``"0|你"`` is the term 你 at position 0.
+    The position is that of the n-gram's first unit (token for ``analyzer="word"``, character
+    for ``"char"``), counted from 0 and transformed by ``position``:
+
+    - ``"absolute"``: the index of the n-gram's first unit (``"2|cat"``: "cat" is the third token);
+    - ``"from_end"``: how many units follow the n-gram (``"0|mat"``: "mat" ends the document);
+    - ``"relative"``: the bin ``floor(n_bins * index / n_units)`` of the relative position, from
+      0 (start of the document) to ``n_bins - 1`` (end);
+    - ``"log"``: the log-spaced bin ``floor(log2(index + 1))``: bin 0 holds position 0, bin 1
+      positions 1-2, bin 2 positions 3-6, bin 3 positions 7-14, and so on.
+
+    Only features whose position value is below ``max_position`` are kept.
+
+    Parameters
+    ----------
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
+token_pattern, stemmer, stop_words, ngram_range, binary, norm, min_df, max_df, max_features, \
+vocabulary, dtype, working_memory
+        As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
+    analyzer : {"word", "char"} or callable, default="word"
+        Units whose positions are counted: tokens, or characters (white space collapsed).
+        A callable maps one document to its list of units.
+    position : {"absolute", "from_end", "relative", "log"}, default="absolute"
+        How positions are measured (see above).
+    max_position : int or None, default=None
+        Keep features whose position value is below ``max_position``; ``None`` keeps all.
+    n_bins : int, default=10
+        Number of bins of ``position="relative"``.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Feature name (``"position|term"``) -> column index.
+    fixed_vocabulary_ : bool
+
+    See Also
+    --------
+    BagOfWords : The same counts without positions.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import PositionalBagOfWords
+    >>> pbow = PositionalBagOfWords().fit(["你好", "这是一个好人"])
+    >>> pbow.get_feature_names_out().tolist()
+    ['0|你', '0|这', '1|好', '1|是', '2|一', '3|个', '4|好', '5|人']
+    >>> PositionalBagOfWords(position="from_end", max_position=2).fit(
+    ...     ["the fat cat sat on the mat"]).get_feature_names_out().tolist()
+    ['0|mat', '1|the']
+    """
+
+    _parameter_constraints = {
+        **COUNTING_PARAMETER_CONSTRAINTS,
+        "analyzer": [StrOptions({"word", "char"}), callable],
+        "norm": [StrOptions({"l1", "l2"}), None],
+        "position": [StrOptions({"absolute", "from_end", "relative", "log"})],
+        "max_position": [Interval(Integral, 1, None, closed="left"), None],
+        "n_bins": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        strip_accents=None,
+        lowercase=True,
+        preprocessor=None,
+        tokenizer="regexp",
+        token_pattern=None,
+        stemmer=None,
+        stop_words=None,
+        ngram_range=(1, 1),
+        analyzer="word",
+        position="absolute",
+        max_position=None,
+        n_bins=10,
+        binary=False,
+        norm=None,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        dtype=np.int64,
+        working_memory=None,
+    ):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+        self.preprocessor = preprocessor
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+        self.ngram_range = ngram_range
+        self.analyzer = analyzer
+        self.position = position
+        self.max_position = max_position
+        self.n_bins = n_bins
+        self.binary = binary
+        self.norm = norm
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.dtype = dtype
+        self.working_memory = working_memory
+
+    def _units_fn(self):
+        """Callable doc -> units (tokens, characters or the callable analyzer's output)."""
+        if callable(self.analyzer):
+            return self._analyzer_fn()
+        if self.analyzer == "word":
+            return self._token_fn()
+        return Chain([self._text_fn(), partial(_WHITE_SPACES.sub, " ")])
+
+    def _feature_fn(self):
+        min_n, max_n = check_ngram_range(self.ngram_range)
+        return partial(
+            _positional_features, units_fn=self._units_fn(), ngram_range=(min_n, max_n),
+            join="".join if self.analyzer == "char" else " ".join, position=self.position,
+            n_bins=self.n_bins, max_position=self.max_position,
+        )
+
+    def _unused_text_params(self):
+        # a callable analyzer gives the units, whose n-grams are still formed
+        return [(name, reason) for name, reason in super()._unused_text_params()
+                if name != "ngram_range"]
+
+
+def _positional_features(doc, units_fn, ngram_range, join, position, n_bins, max_position):
+    """``"position|n-gram"`` features of one decoded document."""
+    units = units_fn(doc)
+    n_units = len(units)
+    features = []
+    for n in range(ngram_range[0], min(ngram_range[1], n_units) + 1):
+        grams = units if n == 1 else map(join, zip(*[units[k:] for k in range(n)]))
+        positions = position_values(n_units - n + 1, n_units, n, position, n_bins)
+        pairs = zip(positions, grams)
+        if max_position is not None:
+            pairs = [(p, g) for p, g in pairs if p < max_position]
+        features.extend([f"{p}|{g}" for p, g in pairs])
+    return features

@@ -1,0 +1,252 @@
+"""TF-IDF and its relatives (SMART schemes, Okapi BM25, log-entropy) as one text vectorizer:
+counting (``CountingVectorizerMixin``) followed by :class:`TermWeighting`."""
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+
+from nlpfeat._validation import check_is_fitted
+from nlpfeat.text._base._analyzer import warn_user
+from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
+from nlpfeat.text._vectorizers._term_weighting import WEIGHTING_PARAMETER_CONSTRAINTS, TermWeighting
+from nlpfeat.text._counting._vocabulary import terms_in_column_order
+
+__all__ = ["TfidfVectorizer"]
+
+
+class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
+                      auto_wrap_output_keys=None):
+    """Convert documents to a sparse matrix of TF-IDF (or SMART, BM25, log-entropy) weights.
+
+    Counting as :class:`BagOfWords`, then weighting as :class:`TermWeighting`, as
+    scikit-learn's ``TfidfVectorizer`` is ``CountVectorizer`` then ``TfidfTransformer``.
+    With default settings the output equals scikit-learn's ``TfidfVectorizer``; ``smartirs``
+    reproduces gensim's ``TfidfModel(smartirs=...)``, ``weighting="bm25"`` gensim's
+    ``OkapiBM25Model`` (with ``norm=None``) and ``weighting="logentropy"`` gensim's
+    ``LogEntropyModel``. All text options of :class:`BagOfWords` apply.
+
+    Parameters
+    ----------
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory
+        As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
+    dtype : {np.float64, np.float32}, default=np.float64
+        Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
+        integer dtype would truncate the weights: it warns and float64 is used, as in
+        scikit-learn.
+    weighting, norm, use_idf, smooth_idf, sublinear_tf, smartirs, k1, b, epsilon, pivot, slope
+        As in :class:`TermWeighting`, which this vectorizer applies to its counts (the
+        pivot of SMART normalisation ``u``/``b`` is learned from the training corpus, with
+        the terms' characters for ``b``).
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Term -> column index.
+    fixed_vocabulary_ : bool
+    idf_ : ndarray of shape (n_terms,)
+        The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
+        weight; ones when ``use_idf=False``), in ``dtype`` when it is a float type. With
+        scikit-learn's weighting it may be set (as in scikit-learn) on an estimator with a
+        fixed ``vocabulary``, which then transforms without ``fit``.
+    pivot_ : float or None
+        The pivot used with ``smartirs`` (None when rows are not pivot-normalised).
+    avgdl_ : float
+        Mean document length in tokens of the vocabulary (``weighting="bm25"`` only).
+    weighting_ : TermWeighting
+        The fitted weighting of the counts, which holds the global weights.
+
+    See Also
+    --------
+    TermWeighting : The weighting alone, for counts from any source.
+
+    Notes
+    -----
+    ``fit``, ``partial_fit`` and ``transform`` stream their corpus as :class:`BagOfWords`
+    does (see its Notes): the global weights are computed from per-term sums (document
+    frequencies, occurrences and, for log-entropy, ``sum tf ln tf``), so ``fit`` equals
+    ``partial_fit`` over any split of the corpus, bit for bit except the log-entropy
+    weights, whose float sums may differ in the last bits.
+
+    Parameters that the chosen weighting does not use (``sublinear_tf`` with
+    ``weighting="bm25"``, ``k1`` with ``weighting="tfidf"``, ``norm`` with ``smartirs``, ...)
+    warn at ``fit`` when set to a value other than their default. The output is sparse and,
+    as in scikit-learn, ``set_output`` is not offered.
+
+    The weightings' formulas are in the Notes of :class:`TermWeighting`.
+
+    Examples
+    --------
+    >>> from nlpfeat.text import TfidfVectorizer
+    >>> docs = ["the cat sat", "the dog sat", "the cat ran"]
+    >>> tfidf = TfidfVectorizer().fit(docs)
+    >>> tfidf.get_feature_names_out().tolist()
+    ['cat', 'dog', 'ran', 'sat', 'the']
+    >>> tfidf.idf_.round(3)
+    array([1.288, 1.693, 1.693, 1.288, 1.   ])
+    >>> tfidf.transform(["the cat"]).toarray().round(3)
+    array([[0.79 , 0.   , 0.   , 0.   , 0.613]])
+    >>> TfidfVectorizer(smartirs="nfc").fit_transform(docs).toarray().round(3)[0]
+    array([0.707, 0.   , 0.   , 0.707, 0.   ])
+    """
+
+    _parameter_constraints = {
+        **COUNTING_PARAMETER_CONSTRAINTS,
+        **WEIGHTING_PARAMETER_CONSTRAINTS,
+    }
+    _count_dtype = np.float64
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        strip_accents=None,
+        lowercase=True,
+        preprocessor=None,
+        tokenizer="regexp",
+        token_pattern=None,
+        stemmer=None,
+        stop_words=None,
+        ngram_range=(1, 1),
+        analyzer="word",
+        binary=False,
+        dtype=np.float64,
+        norm="l2",
+        use_idf=True,
+        smooth_idf=True,
+        sublinear_tf=False,
+        smartirs=None,
+        weighting="tfidf",
+        k1=1.5,
+        b=0.75,
+        epsilon=0.25,
+        pivot=None,
+        slope=0.25,
+        min_df=1,
+        max_df=1.0,
+        max_features=None,
+        vocabulary=None,
+        working_memory=None,
+    ):
+        self.input = input
+        self.encoding = encoding
+        self.decode_error = decode_error
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+        self.preprocessor = preprocessor
+        self.tokenizer = tokenizer
+        self.token_pattern = token_pattern
+        self.stemmer = stemmer
+        self.stop_words = stop_words
+        self.ngram_range = ngram_range
+        self.analyzer = analyzer
+        self.binary = binary
+        self.dtype = dtype
+        self.norm = norm
+        self.use_idf = use_idf
+        self.smooth_idf = smooth_idf
+        self.sublinear_tf = sublinear_tf
+        self.smartirs = smartirs
+        self.weighting = weighting
+        self.k1 = k1
+        self.b = b
+        self.epsilon = epsilon
+        self.pivot = pivot
+        self.slope = slope
+        self.min_df = min_df
+        self.max_df = max_df
+        self.max_features = max_features
+        self.vocabulary = vocabulary
+        self.working_memory = working_memory
+
+    def _check_params_at_fit(self):
+        super()._check_params_at_fit()
+        self._new_weighting()._check_params()
+        self._output_dtype(warn=True)
+
+    def _new_weighting(self):
+        """The unfitted :class:`TermWeighting` of this vectorizer's weighting parameters."""
+        return TermWeighting(**{name: getattr(self, name)
+                                for name in TermWeighting._get_param_names()})
+
+    def _output_dtype(self, warn=False):
+        """``dtype`` if it is a float type; float64 otherwise (with a warning at ``fit``)."""
+        try:
+            dtype = np.dtype(self.dtype)
+        except TypeError:
+            raise ValueError(
+                f"dtype={self.dtype!r} is not a numpy dtype; use np.float64 or np.float32."
+            ) from None
+        if np.issubdtype(dtype, np.floating):
+            return dtype
+        if warn:
+            warn_user(
+                f"TfidfVectorizer returns floating-point weights and dtype={dtype.name} would "
+                f"truncate them; only a floating-point 'dtype' should be used. np.float64 is "
+                f"used instead."
+            )
+        return np.dtype(np.float64)
+
+    @property
+    def idf_(self):
+        try:
+            weighting = self.weighting_
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'idf_' (it is not fitted)"
+            ) from None
+        return weighting.idf_.astype(self._output_dtype(), copy=False)
+
+    @idf_.setter
+    def idf_(self, value):
+        if self.weighting != "tfidf" or self.smartirs is not None or not self.use_idf:
+            raise ValueError(
+                "`idf_` cannot be set here: it can be set only with scikit-learn's weighting "
+                "(weighting='tfidf', smartirs=None, use_idf=True); fit the estimator instead."
+            )
+        value = np.asarray(value, dtype=np.float64)
+        vocabulary = self._fitted_vocabulary()
+        if value.shape != (len(vocabulary),):
+            raise ValueError(
+                f"idf_ must be a 1-d array with one value per vocabulary term "
+                f"({len(vocabulary)}); got shape {value.shape}."
+            )
+        weighting = self._new_weighting()
+        weighting.idf_, weighting.pivot_, weighting.n_features_in_ = value, None, value.size
+        self.weighting_ = weighting
+
+    @property
+    def pivot_(self):
+        return self._fitted_weighting_attribute("pivot_")
+
+    @property
+    def avgdl_(self):
+        return self._fitted_weighting_attribute("avgdl_")
+
+    def _fitted_weighting_attribute(self, name):
+        try:
+            return getattr(self.weighting_, name)
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            ) from None
+
+    def _needs_xlogx(self):
+        return self.weighting == "logentropy"
+
+    def _check_fitted(self):
+        check_is_fitted(self, "idf_")
+
+    def _fit_weights(self):
+        """Fit ``weighting_`` on the statistics of the fitted columns."""
+        weighting = self._new_weighting()
+        lengths = None
+        if weighting._smart_norm() == "b":
+            terms = terms_in_column_order(self.vocabulary_)
+            lengths = np.fromiter(map(len, terms), dtype=np.float64, count=len(terms))
+        self.weighting_ = weighting._fit_statistics(*self._column_statistics(),
+                                                    term_lengths=lengths)
+
+    def _finish(self, counts):
+        """Weigh a fresh float64 count matrix in place; cast to the output dtype."""
+        return self.weighting_._transform_in_place(counts).astype(self._output_dtype(),
+                                                                 copy=False)
