@@ -10,7 +10,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 import nlpfeat
-
 from nlpfeat.attention import AttentionRegressor, SequenceAttentionRegressor
 from nlpfeat.kernels import NadarayaWatsonClassifier, NadarayaWatsonRegressor
 from nlpfeat.text import KernelAttentionPooling

@@ -15,7 +15,11 @@ from nlpfeat._validation import (
     validate_data,
 )
 from nlpfeat.attention._functional import masked_softmax
-from nlpfeat.attention._memory_attention import MemoryAttention, _scores, init_memory_params
+from nlpfeat.attention._memory_attention import (
+    MemoryAttention,
+    _scores,
+    init_memory_params,
+)
 from nlpfeat.attention._training import (
     TRAINING_PARAMETER_CONSTRAINTS,
     fit_with_optimizer,

@@ -15,8 +15,6 @@ takes them) and ``v`` (H, d_k) for the additive score; ``value_weight`` (H, o) a
 """
 import numpy as np
 
-
-
 from nlpfeat.attention._functional import (
     additive_score,
     additive_score_backward,

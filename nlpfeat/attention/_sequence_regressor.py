@@ -17,6 +17,8 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
+from nlpfeat.attention._init import INIT_SCHEMES, check_rng
+from nlpfeat.attention._sequence_network import SequenceNetwork
 from nlpfeat.attention._training import (
     TRAINING_PARAMETER_CONSTRAINTS,
     fit_with_optimizer,
@@ -24,8 +26,6 @@ from nlpfeat.attention._training import (
     standardised_queries,
     training_rows,
 )
-from nlpfeat.attention._init import INIT_SCHEMES, check_rng
-from nlpfeat.attention._sequence_network import SequenceNetwork
 
 __all__ = ["SequenceAttentionRegressor"]
 

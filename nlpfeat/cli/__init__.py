@@ -644,8 +644,8 @@ def _add_compare(sub):
 
 
 def _add_corpus_commands(sub):
-    from nlpfeat.text._topics._coherence import COHERENCE_MEASURES
     from nlpfeat.text._association._collocations import MEASURES
+    from nlpfeat.text._topics._coherence import COHERENCE_MEASURES
     from nlpfeat.text._topics._model import BACKENDS, METHODS
 
     p = sub.add_parser("features", help="document-feature matrix of a corpus",

@@ -10,9 +10,19 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from nlpfeat.compare._report import print_task, write_results
-from nlpfeat.compare._tasks import (ALL_MODELS, REGRESSION_TASKS, TASKS, lee_vectorizer,
-                                    pmi_embedding, polarity_model, pooling, regression_cv,
-                                    regression_data, regression_model, select_models)
+from nlpfeat.compare._tasks import (
+    ALL_MODELS,
+    REGRESSION_TASKS,
+    TASKS,
+    lee_vectorizer,
+    pmi_embedding,
+    polarity_model,
+    pooling,
+    regression_cv,
+    regression_data,
+    regression_model,
+    select_models,
+)
 
 
 def weight_agreement(reference, weights, eps=1e-12):

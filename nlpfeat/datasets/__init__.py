@@ -20,8 +20,8 @@ from importlib.resources import files
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
-from nlpfeat.datasets._corpus import Corpus
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
+from nlpfeat.datasets._corpus import Corpus
 
 __all__ = [
     "Corpus",

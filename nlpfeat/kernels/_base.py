@@ -12,8 +12,14 @@ from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels import _mixed
 from nlpfeat.kernels._aic import select_aic
-from nlpfeat.kernels._bandwidth import (_N_ARD_GRID, _N_GRID, default_grid, loo_ard, loo_grid,
-                                        rule_of_thumb)
+from nlpfeat.kernels._bandwidth import (
+    _N_ARD_GRID,
+    _N_GRID,
+    default_grid,
+    loo_ard,
+    loo_grid,
+    rule_of_thumb,
+)
 from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._kernels import Kernel, get_kernel
 from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights

@@ -1,11 +1,11 @@
 import numpy as np
 import pytest
+from gradcheck_utils import numeric_grad, rel_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.special import softmax as scipy_softmax
 
-from gradcheck_utils import numeric_grad, rel_error
 from nlpfeat.attention.functional import (
     additive_score,
     additive_score_backward,

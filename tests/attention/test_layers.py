@@ -2,8 +2,8 @@ import pickle
 
 import numpy as np
 import pytest
-
 from gradcheck_utils import check_layer_gradients, replay
+
 from nlpfeat.attention.functional import causal_mask
 from nlpfeat.attention.layers import (
     GELU,

@@ -5,7 +5,11 @@ from scipy import sparse
 from scipy.optimize import check_grad
 
 from nlpfeat.datasets import make_nw_regression
-from nlpfeat.kernels import NadarayaWatsonClassifier, NadarayaWatsonRegressor, get_kernel
+from nlpfeat.kernels import (
+    NadarayaWatsonClassifier,
+    NadarayaWatsonRegressor,
+    get_kernel,
+)
 from nlpfeat.kernels._bandwidth import _ard_objective, rule_of_thumb
 
 

@@ -10,7 +10,11 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import RadiusNeighborsRegressor
 
 from nlpfeat.datasets import make_nw_regression
-from nlpfeat.kernels import EmptySupportWarning, NadarayaWatsonClassifier, NadarayaWatsonRegressor
+from nlpfeat.kernels import (
+    EmptySupportWarning,
+    NadarayaWatsonClassifier,
+    NadarayaWatsonRegressor,
+)
 
 
 def _data(n=60, d=1, seed=0):

@@ -27,9 +27,14 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, TfidfTransformer
+from sklearn.feature_extraction.text import (
+    ENGLISH_STOP_WORDS,
+    CountVectorizer,
+    TfidfTransformer,
+    strip_accents_unicode,
+    strip_tags,
+)
 from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
-from sklearn.feature_extraction.text import strip_accents_unicode, strip_tags
 from sklearn.model_selection import GridSearchCV, cross_val_score, train_test_split
 from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC

@@ -1,8 +1,8 @@
 """What every nlpfeat text vectorizer promises: scikit-learn protocol, shared text options,
 bad-input errors, Pipeline and GridSearchCV."""
 import copy
-import warnings
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -180,8 +180,14 @@ def test_pipeline_and_grid_search_on_polarity(Est, polarity):
 
 
 def _token_estimators():
-    from nlpfeat.text import (BagOfWords, Collocations, KernelAttentionPooling,
-                              LocallyWeightedBagOfWords, PMIEmbedding, TopicModel)
+    from nlpfeat.text import (
+        BagOfWords,
+        Collocations,
+        KernelAttentionPooling,
+        LocallyWeightedBagOfWords,
+        PMIEmbedding,
+        TopicModel,
+    )
 
     emb = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "sat": [1.0, 1.0]}
     return [
@@ -215,8 +221,13 @@ _EMB = {"cat": [1.0, 0.0], "dog": [0.0, 1.0], "sat": [1.0, 1.0], "mat": [0.5, 0.
 
 def _every_text_estimator():
     """(estimator, documents) for every text estimator of nlpfeat.text."""
-    from nlpfeat.text import (Collocations, KernelAttentionPooling,
-                              LocallyWeightedBagOfWords, PMIEmbedding, TopicModel)
+    from nlpfeat.text import (
+        Collocations,
+        KernelAttentionPooling,
+        LocallyWeightedBagOfWords,
+        PMIEmbedding,
+        TopicModel,
+    )
 
     return [
         (BagOfWords(), _TEXTS),
@@ -320,8 +331,13 @@ def test_empty_corpus_zero_rows_and_fit_error(est, docs):
 def _protocol_cases():
     """(estimator, documents) for every estimator that nlpfeat.text exports."""
     from nlpfeat.datasets import load_dependency_sample
-    from nlpfeat.text import (CountDeviation, DependencyBagOfWords, ExplicitSemanticAnalysis,
-                              SemanticUnitBagOfWords, TermWeighting)
+    from nlpfeat.text import (
+        CountDeviation,
+        DependencyBagOfWords,
+        ExplicitSemanticAnalysis,
+        SemanticUnitBagOfWords,
+        TermWeighting,
+    )
 
     conllu = list(load_dependency_sample("en").data)
     counts = BagOfWords().fit_transform(_TEXTS)            # TermWeighting weighs a count matrix

@@ -45,9 +45,9 @@ from numba import njit, prange
 from scipy import sparse
 
 from nlpfeat._chunking import gen_row_chunks
+from nlpfeat.kernels._compiled._fastexp import _avx512, wide_vectors
 from nlpfeat.kernels._compiled._fastexp import fexp as fexp_subnormal
 from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
-from nlpfeat.kernels._compiled._fastexp import _avx512, wide_vectors
 from nlpfeat.kernels._nadaraya_watson import centred_intercepts
 from nlpfeat.kernels._pairwise import PairwiseScaled
 

@@ -24,11 +24,7 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._base._analyzer import (
-    TEXT_PARAMETER_CONSTRAINTS,
-    TextMixin,
-    check_not_dataframe,
-)
+from nlpfeat.text._association._cooccurrence import token_ids
 from nlpfeat.text._association._measures import (
     BIGRAM_ONLY,
     MEASURE_NAMES,
@@ -37,14 +33,18 @@ from nlpfeat.text._association._measures import (
     canonical_measure,
     contingency,
 )
-from nlpfeat.text._association._cooccurrence import token_ids
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, send_once, strip_line_break
-from nlpfeat.text._dask._bags import _require_dask, _transform_partition
+from nlpfeat.text._base._analyzer import (
+    TEXT_PARAMETER_CONSTRAINTS,
+    TextMixin,
+    check_not_dataframe,
+)
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
+from nlpfeat.text._base._tokenize import get_stop_words
 from nlpfeat.text._counting._ngram_counts import NgramCounts, Table
 from nlpfeat.text._counting._term_counts import check_working_memory
-from nlpfeat.text._base._tokenize import get_stop_words
 from nlpfeat.text._counting._vocabulary import document_error, string_order
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, send_once, strip_line_break
+from nlpfeat.text._dask._bags import _require_dask, _transform_partition
 
 __all__ = ["Collocations", "bigram_scores", "MEASURES"]
 

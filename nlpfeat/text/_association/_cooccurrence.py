@@ -23,6 +23,7 @@ import numpy as np
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._base._documents import check_corpus_type, check_document_tokens
+from nlpfeat.text._base._tokenize import TOKENIZERS
 from nlpfeat.text._counting._pair_merge import count_upper_pairs
 from nlpfeat.text._counting._pair_tables import (
     join_keys,
@@ -36,7 +37,6 @@ from nlpfeat.text._counting._pair_tables import (
     split_keys,
     token_ids,
 )
-from nlpfeat.text._base._tokenize import TOKENIZERS
 from nlpfeat.text._counting._vocabulary import grown
 
 __all__ = [

@@ -13,12 +13,16 @@ from functools import partial
 from pathlib import Path
 
 import sklearn
-
 from sklearn.feature_extraction.text import strip_accents_ascii, strip_accents_unicode
 
 from nlpfeat._validation import Integral, StrOptions
 from nlpfeat.text._base._documents import DECODE_ERRORS, INPUT_TYPES, iter_documents
-from nlpfeat.text._base._tokenize import TOKENIZERS, get_stemmer, get_stop_words, get_tokenizer
+from nlpfeat.text._base._tokenize import (
+    TOKENIZERS,
+    get_stemmer,
+    get_stop_words,
+    get_tokenizer,
+)
 
 __all__ = [
     "TEXT_PARAMETER_CONSTRAINTS",

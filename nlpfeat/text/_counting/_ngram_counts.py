@@ -306,7 +306,11 @@ class NgramCounts:
         terms' strings left unbuilt (:meth:`_settle`, :meth:`_strings`); None (nothing
         counted) where the exact path must decide: a token that is not a str, holds
         ``"\\x00"`` or a lone surrogate."""
-        from nlpfeat.text._counting._token_table import SEP, TokenTable, table_ids  # numba: on use
+        from nlpfeat.text._counting._token_table import (  # numba: on use
+            SEP,
+            TokenTable,
+            table_ids,
+        )
 
         if self._tables is None:
             self._tables = (TokenTable(), TokenTable() if self.lower else None)
@@ -359,7 +363,9 @@ class NgramCounts:
         self.n_tokens += n_tokens
         self.n_documents += len(units)
         if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
-            from nlpfeat.text._counting._sorted_tables import adjacent_pairs  # numba: on use
+            from nlpfeat.text._counting._sorted_tables import (
+                adjacent_pairs,  # numba: on use
+            )
 
             self._push("window", adjacent_pairs(flat, lengths, n_slots))
             return self
@@ -400,7 +406,9 @@ class NgramCounts:
         return (_unpack(table, len(shape)) if self._packed[shape] else table), counts
 
     def _merge_runs(self, shape, a, b):
-        from nlpfeat.text._counting._sorted_tables import merge_sorted  # numba: imported on use
+        from nlpfeat.text._counting._sorted_tables import (
+            merge_sorted,  # numba: imported on use
+        )
 
         if shape == "window" or self._packed[shape]:
             return merge_sorted(a, b)

@@ -32,7 +32,11 @@ from itertools import pairwise
 import numpy as np
 import scipy.sparse as sp
 
-from nlpfeat.text._counting._pair_tables import layout_documents, pair_table, select_terms
+from nlpfeat.text._counting._pair_tables import (
+    layout_documents,
+    pair_table,
+    select_terms,
+)
 
 __all__ = ["UpperCounts", "count_upper_pairs"]
 
@@ -295,7 +299,10 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
         n_tokens = 0
         # a learned vocabulary is numbered by a compiled token table while every chunk
         # can be (a dict lookup per token cost 27% of the count at 10M tokens)
-        from nlpfeat.text._counting._token_table import TokenTable, table_ids  # numba: on use
+        from nlpfeat.text._counting._token_table import (  # numba: on use
+            TokenTable,
+            table_ids,
+        )
 
         table = TokenTable() if terms.learn and not terms.vocabulary else None
         with open(ids_path, "wb") as ids_file, open(lengths_path, "wb") as lengths_file:

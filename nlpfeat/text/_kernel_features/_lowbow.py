@@ -29,8 +29,14 @@ from nlpfeat.kernels._shared import (
     resolve_engine,
 )
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._counting._vocabulary import (
+    check_df_bounds,
+    check_vocabulary,
+    count_matrix,
+    prune_vocabulary,
+    terms_in_column_order,
+)
 from nlpfeat.text._kernel_features._pooling import TOKEN_OPTIONS
 from nlpfeat.text._kernel_features._segments import (
     _TIE_RTOL,
@@ -39,13 +45,7 @@ from nlpfeat.text._kernel_features._segments import (
     segment_ids,
     segment_softmax,
 )
-from nlpfeat.text._counting._vocabulary import (
-    check_df_bounds,
-    check_vocabulary,
-    count_matrix,
-    prune_vocabulary,
-    terms_in_column_order,
-)
+from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS
 
 __all__ = ["LocallyWeightedBagOfWords", "lowbow_weights", "position_grid"]
 

@@ -40,8 +40,8 @@ from nlpfeat.kernels._shared import (
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._kernel_features._segments import (
-    lookup_ids,
     _TIE_RTOL,
+    lookup_ids,
     segment_chunks,
     segment_ids,
     segment_softmax,

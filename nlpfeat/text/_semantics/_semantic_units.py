@@ -21,8 +21,8 @@ from nlpfeat._validation import (
 )
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty
-from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
+from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
 
 __all__ = ["SemanticUnitBagOfWords"]
 

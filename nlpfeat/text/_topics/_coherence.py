@@ -18,7 +18,13 @@ from collections.abc import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from nlpfeat._validation import Integral, Interval, StrOptions, check_finite, validate_params
+from nlpfeat._validation import (
+    Integral,
+    Interval,
+    StrOptions,
+    check_finite,
+    validate_params,
+)
 from nlpfeat.text._association._cooccurrence import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]

@@ -21,13 +21,25 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat.text._vectorizers._bow import BagOfWords
-from nlpfeat.text._topics._coherence import DEFAULT_WINDOW_SIZE, coherence_values, top_word_ids
+from nlpfeat.text._base._documents import (
+    check_corpus_nonempty,
+    iter_documents,
+    reiterable,
+)
+from nlpfeat.text._counting._vocabulary import (
+    check_vocabulary,
+    count_matrix,
+    terms_in_column_order,
+)
 from nlpfeat.text._dask import is_dask_bag
-from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents, reiterable
+from nlpfeat.text._topics._coherence import (
+    DEFAULT_WINDOW_SIZE,
+    coherence_values,
+    top_word_ids,
+)
 from nlpfeat.text._topics._gensim_backend import GensimTopicBackend
 from nlpfeat.text._topics._sklearn_backend import SklearnTopicBackend
-from nlpfeat.text._counting._vocabulary import check_vocabulary, count_matrix, terms_in_column_order
+from nlpfeat.text._vectorizers._bow import BagOfWords
 
 __all__ = ["TopicModel"]
 

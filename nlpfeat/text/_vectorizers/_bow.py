@@ -28,7 +28,6 @@ from nlpfeat.text._base._analyzer import (
     warn_unused,
     warn_user,
 )
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, transform_bag
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._term_counts import (
     TermCounts,
@@ -45,6 +44,7 @@ from nlpfeat.text._counting._vocabulary import (
     remap_columns,
     terms_in_column_order,
 )
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, transform_bag
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = [

@@ -9,10 +9,20 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
+from nlpfeat._validation import (
+    Integral,
+    Interval,
+    StrOptions,
+    check_is_fitted,
+    fit_context,
+)
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty
-from nlpfeat.text._counting._vocabulary import count_matrix, prune_vocabulary, terms_in_column_order
+from nlpfeat.text._counting._vocabulary import (
+    count_matrix,
+    prune_vocabulary,
+    terms_in_column_order,
+)
 
 __all__ = ["CountDeviation", "count_deviation"]
 

@@ -7,7 +7,10 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._validation import Integral, Interval, StrOptions
 from nlpfeat.text._base._analyzer import Chain, check_ngram_range
-from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
+from nlpfeat.text._vectorizers._bow import (
+    COUNTING_PARAMETER_CONSTRAINTS,
+    CountingVectorizerMixin,
+)
 
 __all__ = ["PositionalBagOfWords", "position_values"]
 

@@ -5,9 +5,15 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
-from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS, CountingVectorizerMixin
-from nlpfeat.text._vectorizers._term_weighting import WEIGHTING_PARAMETER_CONSTRAINTS, TermWeighting
 from nlpfeat.text._counting._vocabulary import terms_in_column_order
+from nlpfeat.text._vectorizers._bow import (
+    COUNTING_PARAMETER_CONSTRAINTS,
+    CountingVectorizerMixin,
+)
+from nlpfeat.text._vectorizers._term_weighting import (
+    WEIGHTING_PARAMETER_CONSTRAINTS,
+    TermWeighting,
+)
 
 __all__ = ["TfidfVectorizer"]
 

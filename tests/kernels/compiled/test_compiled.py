@@ -7,8 +7,13 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from nlpfeat.kernels import (EmptySupportWarning, NadarayaWatsonClassifier,
-                             NadarayaWatsonRegressor, available_kernels, get_kernel)
+from nlpfeat.kernels import (
+    EmptySupportWarning,
+    NadarayaWatsonClassifier,
+    NadarayaWatsonRegressor,
+    available_kernels,
+    get_kernel,
+)
 
 numba = pytest.importorskip("numba")
 

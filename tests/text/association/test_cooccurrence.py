@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from nlpfeat.text import cooccurrence
 
+
 @pytest.fixture(scope="module")
 def wiki_tokens():
     from nlpfeat.datasets import load_wiki_sample

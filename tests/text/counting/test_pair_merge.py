@@ -11,9 +11,9 @@ import scipy.sparse as sp
 import nlpfeat.text._counting._pair_merge as pair_merge
 from nlpfeat.text import PMIEmbedding, cooccurrence, get_tokenizer, pmi
 from nlpfeat.text._association._cooccurrence import PairCounts, doc_chunks
-from nlpfeat.text._semantics._pmi_embedding import operator_svd, randomized_svd
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._counting._pair_tables import layout_documents, pair_table
+from nlpfeat.text._semantics._pmi_embedding import operator_svd, randomized_svd
 from nlpfeat.text._semantics._ppmi_operator import PPMIOperator
 
 

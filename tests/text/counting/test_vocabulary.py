@@ -6,7 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 
-from nlpfeat.text._base._analyzer import char_ngrams, char_wb_ngrams, check_ngram_range, word_ngrams
+from nlpfeat.text._base._analyzer import (
+    char_ngrams,
+    char_wb_ngrams,
+    check_ngram_range,
+    word_ngrams,
+)
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
     check_vocabulary,

@@ -9,7 +9,6 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import estimator_checks
 from sklearn.utils.extmath import randomized_svd
 
-
 from nlpfeat.text import KernelAttentionPooling, PMIEmbedding, cooccurrence, pmi
 from nlpfeat.text._semantics._pmi_embedding import randomized_svd as _randomized_svd
 

@@ -8,9 +8,9 @@ import scipy.sparse as sp
 
 from nlpfeat.datasets import load_lee
 from nlpfeat.text import coherence_scorer, topic_coherence
-from nlpfeat.text._topics._coherence import _window_matrix, top_word_ids
 from nlpfeat.text._association._cooccurrence import token_ids
-from nlpfeat.text._base._tokenize import get_tokenizer, get_stop_words
+from nlpfeat.text._base._tokenize import get_stop_words, get_tokenizer
+from nlpfeat.text._topics._coherence import _window_matrix, top_word_ids
 
 gensim = pytest.importorskip("gensim")
 from gensim.corpora import Dictionary  # noqa: E402
@@ -221,6 +221,7 @@ def test_scorer_ranks_sklearn_models_in_a_pipeline(lee):
     from sklearn.decomposition import NMF, LatentDirichletAllocation
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
+
     from nlpfeat.text import BagOfWords
 
     docs = load_lee().background[:120]
@@ -245,6 +246,7 @@ def test_scorer_ranks_sklearn_models_in_a_pipeline(lee):
 def test_scorer_sliding_windows_through_the_vectorizer_analyzer():
     from sklearn.decomposition import LatentDirichletAllocation
     from sklearn.pipeline import make_pipeline
+
     from nlpfeat.text import BagOfWords
 
     docs = load_lee().background[:80]

@@ -207,6 +207,7 @@ def test_grid_search_selects_n_topics_by_coherence(lee):
 
 def test_pipeline_with_bag_of_words():
     from sklearn.pipeline import make_pipeline
+
     from nlpfeat.text import BagOfWords
 
     docs = load_lee().background[:60]

@@ -10,7 +10,12 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import BagOfWords, PositionalBagOfWords, TfidfVectorizer
-from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms, term_shards
+from nlpfeat.text._counting._term_counts import (
+    TermCounts,
+    chunk_tokens,
+    count_terms,
+    term_shards,
+)
 from nlpfeat.text._counting._vocabulary import CsrBuilder, count_chunks, remap_columns
 
 WORDS = np.array([f"w{i}" for i in range(2000)])
