@@ -13,12 +13,12 @@ from scipy.optimize import minimize
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._ll_grad import ll_loo_terms
+from nlpfeat.kernels._loss import EPS, loss_grad, mean_loss, ray_scales
 from nlpfeat.kernels._nadaraya_watson import NWIndex
 from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
 
 __all__ = ["default_grid", "loo_ard", "loo_grid", "rule_of_thumb"]
 
-_EPS = np.finfo(np.float64).eps
 _N_GRID = 30        # default grid of bandwidth="loo"
 _N_ARD_GRID = 10    # starting grid of bandwidth="loo-ard" (and "aic")
 
@@ -48,7 +48,7 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
         sigma = X.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
         # A constant feature (no spread beyond rounding) gets its own magnitude, so that
         # the rule stays scale-equivariant; an all-zero one gets 1.
-        sigma = np.where(sigma > 10 * _EPS * size, sigma, np.where(size > 0, size, 1.0))
+        sigma = np.where(sigma > 10 * EPS * size, sigma, np.where(size > 0, size, 1.0))
     factor = 1.0 if method == "scott" else (4.0 / (d + 2)) ** (1.0 / (d + 4))
     return factor * sigma * max(n, 2) ** (-1.0 / (d + 4))
 
@@ -57,27 +57,6 @@ def default_grid(h0, n_points=_N_GRID):
     """``n_points`` log-spaced multiples (0.05 to 5) of the rule-of-thumb ``h0``."""
     scales = np.geomspace(0.05, 5.0, n_points)
     return scales[:, None] * np.atleast_1d(h0)[None, :]
-
-
-def _loss_grad(P, Y, loss):
-    """Loss summed over the chunk and its derivative ``a = dLoss/dP`` (unscaled)."""
-    if loss == "log_loss":
-        p = np.maximum((P * Y).sum(axis=1), _EPS)
-        a = -Y / p[:, None] * ((P * Y).sum(axis=1) > _EPS)[:, None]
-        return -np.log(p).sum(), a
-    r = P - Y
-    return float(np.einsum("ij,ij->", r, r)), 2.0 * r
-
-
-def _finish_loss(total, n, k, loss):
-    return total / n if loss == "log_loss" else total / (n * k)
-
-
-def _ray_scales(grid):
-    """Scales s_g with grid[g] = s_g * grid[0], or None when the grid is not a ray."""
-    ratio = grid / grid[:1]
-    s = ratio[:, 0]
-    return s if np.allclose(ratio, s[:, None], rtol=1e-12, atol=0) else None
 
 
 def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
@@ -114,7 +93,7 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
                                       working_memory=working_memory, n_jobs=n_jobs,
                                       progress=progress)
     n, k = Y.shape
-    scales = _ray_scales(grid)
+    scales = ray_scales(grid)
     per_feature = scales is None or (metric == "product" and kern.family != "gaussian")
     base = grid[0]
     index = NWIndex(X, Y, kern, base if base.size > 1 else base[0], metric, reg_type)
@@ -150,10 +129,10 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
                                  None if scales is None else scales[g])
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
-            totals[g] += _loss_grad(P, Y[rows], loss)[0]
+            totals[g] += loss_grad(P, Y[rows], loss)[0]
         if progress is not None:
             progress(rows.stop - rows.start)
-    return _finish_loss(totals, n, k, loss)
+    return mean_loss(totals, n, k, loss)
 
 
 def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
@@ -222,11 +201,11 @@ def loss_and_weight_sensitivity(W, empty, Zq, Z, Y, rows, loss, reg_type):
     """
     if reg_type == "ll":  # local linear: sensitivities from the local fits
         P, sensitivity = ll_loo_terms(W, Zq, Z, Y)
-        chunk_loss, a = _loss_grad(P, Y[rows], loss)
+        chunk_loss, a = loss_grad(P, Y[rows], loss)
         B = sensitivity(a)
     else:
         P = W @ Y
-        chunk_loss, a = _loss_grad(P, Y[rows], loss)
+        chunk_loss, a = loss_grad(P, Y[rows], loss)
         B = W * (a @ Y.T - (a * P).sum(axis=1, keepdims=True))
     B[empty] = 0.0
     return chunk_loss, B
@@ -251,8 +230,7 @@ def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory, reg_type
         chunk_loss, B = loss_and_weight_sensitivity(W, empty, Zq, Z, Y, rows, loss, reg_type)
         total += chunk_loss
         grad += _ard_grad_chunk(pair, kern, Zq, D2, B)
-    scale = n if loss == "log_loss" else n * k
-    return total / scale, grad / scale
+    return mean_loss(total, n, k, loss), mean_loss(grad, n, k, loss)
 
 
 def _ard_weights(pair, kern, Zq, D2):

@@ -28,7 +28,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from nlpfeat._chunking import gen_row_chunks
-from nlpfeat.kernels._bandwidth import _loss_grad, loss_and_weight_sensitivity
+from nlpfeat.kernels._bandwidth import loss_and_weight_sensitivity
+from nlpfeat.kernels._loss import loss_grad, mean_loss
 from nlpfeat.kernels._nadaraya_watson import local_linear
 from nlpfeat.kernels._pairwise import _share, softmax_rows
 
@@ -297,8 +298,8 @@ def mixed_loo_grid(X, Y, kern, var_type, grid, *, reg_type="lc", loss="squared",
             idx = np.arange(n)[rows]
             Zq = index.pair.Z[rows]
             W, _ = index.weights(Zq, idx)
-            total += _loss_grad(index.from_weights(W, Zq), Y[rows], loss)[0]
-        out[g] = total / (n if loss == "log_loss" else n * k)
+            total += loss_grad(index.from_weights(W, Zq), Y[rows], loss)[0]
+        out[g] = mean_loss(total, n, k, loss)
     return out
 
 
@@ -349,5 +350,4 @@ def _mixed_objective(theta, h_start, X, Y, kern, var_type, reg_type, loss, worki
         for f in range(len(var_type)):  # loop over features
             G = pair.dlog_kernel(Zq, kern, f)
             grad[f] += np.sum(np.where(B != 0, B * np.where(np.isfinite(G), G, 0.0), 0.0))
-    scale = n if loss == "log_loss" else n * k
-    return total / scale, grad / scale
+    return mean_loss(total, n, k, loss), mean_loss(grad, n, k, loss)

@@ -20,9 +20,10 @@ from scipy import sparse
 from sklearn.neighbors import KDTree
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
+from nlpfeat.kernels._loss import centred_intercepts
 from nlpfeat.kernels._pairwise import PairwiseScaled, _share, softmax_rows
 
-__all__ = ["NWIndex", "centred_intercepts", "local_linear", "nw_predict", "nw_weights"]
+__all__ = ["NWIndex", "local_linear", "nw_predict", "nw_weights"]
 
 # A row whose unnormalised Gaussian weights sum below this is recomputed in log space.
 _TINY = 1e-250
@@ -263,23 +264,6 @@ def local_linear(W, Cq, C, Y):
         WD = (W[:, :, None] * D).transpose(0, 2, 1)                      # (c, d, n)
         S, T = WD @ D, WD @ Y
     return centred_intercepts(m, y_bar, S / sw[:, :, None], T / sw[:, :, None])
-
-
-def centred_intercepts(m, y_bar, S, T):
-    """Local linear intercepts ``y_bar - b^T m``, ``b = pinv(S) T``, from centred moments.
-
-    The last step of :func:`local_linear`, shared with the compiled engine (which
-    accumulates the same moments in its loops): ``m`` (c, d) and ``y_bar`` (c, k) are the
-    weighted means of the offsets ``x_i - x_q`` and of the targets, ``S`` (c, d, d) and
-    ``T`` (c, d, k) the weighted centred second moments (divided by the weight sum).
-    """
-    # pinv(S) = pinv(S / t) / t: scaled by its largest entry, a local design whose spread
-    # is tiny (a bandwidth far below the spacing of the data: S around 1e-300) inverts
-    # without overflow; pinv's cutoff is relative, so nothing else changes.
-    t = np.abs(S).max(axis=(1, 2), keepdims=True)
-    t = np.where(t > 0, t, 1.0)
-    b = np.linalg.pinv(S / t) @ (T / t)                                  # (c, d, k)
-    return y_bar - np.einsum("qd,qdk->qk", m, b)
 
 
 def _query_chunks(index, n_q, working_memory, algorithm):

@@ -74,12 +74,12 @@ def test_flushed_exp_is_exact_above_minus_708_and_zero_below(variant):
 
 
 def test_kernels_use_the_exp_variant_of_the_target_cpu():
-    from nlpfeat.kernels._compiled import _fastexp
+    from nlpfeat.kernels._compiled import _fastexp, _predict, _rows
 
     avx512 = _fastexp._avx512()
     assert fexp_ftz is (fexp_ftz_table if avx512 else fexp_ftz_poly)
-    assert _compiled.fexp is fexp_ftz
-    assert _compiled._LC_TILE == (512 if avx512 else 256)
+    assert _rows.fexp is fexp_ftz and _predict.fexp is fexp_ftz
+    assert _predict._LC_TILE == (512 if avx512 else 256)
 
 
 def test_avx512_detection_follows_numbas_cpu_features(monkeypatch):

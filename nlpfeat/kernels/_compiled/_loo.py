@@ -1,0 +1,189 @@
+"""Compiled leave-one-out losses over a grid of bandwidths.
+
+The distances of a training row to the others are computed once and reused for every
+bandwidth of the grid; a Gaussian kernel on a ray grid (every bandwidth a multiple of the
+first) shifts each row by its nearest other point, so its weights never underflow. The
+same quantities as :func:`nlpfeat.kernels._bandwidth.loo_grid`.
+"""
+import numpy as np
+from numba import njit, prange
+
+from nlpfeat._chunking import gen_row_chunks
+from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._compiled._rows import (
+    _TILE,
+    _TINY,
+    GAUSSIAN,
+    _apply_u2,
+    _dot,
+    _k_u,
+    _ll_buffers,
+    _ll_bytes,
+    _ll_moments,
+    _logk_u,
+    _logk_u2,
+    _min,
+    _run,
+    _sum,
+    family_code,
+)
+from nlpfeat.kernels._loss import centred_intercepts, loss_grad, mean_loss, ray_scales
+from nlpfeat.kernels._pairwise import PairwiseScaled
+
+__all__ = ["loo_grid"]
+
+
+
+@njit(cache=True)
+def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w):
+    """Unnormalised LOO weights of training row ``i`` at grid point ``g`` into ``w``.
+
+    ``shift``: Gaussian on a ray grid, ``exp(-(D2 - min D2) / (2 s^2))`` (never
+    underflows: the nearest other point has weight 1). Otherwise the kernel of the
+    distances rescaled from the base bandwidth (``R[g]`` = base / h per feature).
+    A sum that underflows is redone in log space (max shift; a row with no point in
+    the support gets its nearest other point(s) by the base-bandwidth distance).
+    Returns the weight sum and whether the row had no point in the support.
+    """
+    d, n = Dif.shape
+    if shift:
+        a = -0.5 * inv_s2[g]
+        for j in range(n):
+            w[j] = fexp((D2[j] - Dmin) * a)
+    elif ray and (not prod or fam == GAUSSIAN):
+        for j in range(n):
+            w[j] = D2[j] * inv_s2[g]
+        _apply_u2(fam, w, n)
+    elif not prod or fam == GAUSSIAN:
+        for j in range(n):
+            w[j] = 0.0
+        for f in range(d):
+            r2 = R[g, f] * R[g, f]
+            for j in range(n):
+                w[j] += Dif[f, j] * Dif[f, j] * r2
+        _apply_u2(fam, w, n)
+    else:
+        for j in range(n):
+            w[j] = 1.0
+        for f in range(d):
+            r = R[g, f]
+            for j in range(n):
+                w[j] *= _k_u(fam, abs(Dif[f, j]) * r)
+    w[i] = 0.0
+    s = _sum(w, n)
+    if shift or s > _TINY:
+        return s, False
+    # log space, distances rescaled as above; the base-bandwidth D2 picks the nearest
+    top = -np.inf
+    for j in range(n):
+        if j == i:
+            w[j] = -np.inf
+            continue
+        if prod and fam != GAUSSIAN:
+            l = 0.0
+            for f in range(d):
+                l += _logk_u(fam, abs(Dif[f, j]) * R[g, f])
+        elif ray:
+            l = _logk_u2(fam, D2[j] * inv_s2[g])
+        else:
+            u2 = 0.0
+            for f in range(d):
+                u2 += Dif[f, j] * Dif[f, j] * R[g, f] * R[g, f]
+            l = _logk_u2(fam, u2)
+        w[j] = l
+        top = max(top, l)
+    for j in range(n):
+        if top == -np.inf:
+            w[j] = 1.0 if D2[j] <= Dmin else 0.0
+        else:
+            w[j] = fexp(w[j] - top)
+    return _sum(w, n), top == -np.inf
+
+
+@njit(cache=True)
+def _loo_distances(i, Z, Zt, D2, Dif):
+    """Differences ``Dif[f, j] = z_if - z_jf`` and ``D2`` (``inf`` at ``j = i``) of row ``i``.
+
+    Returns the smallest squared distance to another row.
+    """
+    d, n = Zt.shape
+    for j in range(n):
+        D2[j] = 0.0
+    for f in range(d):
+        q = Z[i, f]
+        for j in range(n):
+            Dif[f, j] = q - Zt[f, j]
+            D2[j] += Dif[f, j] * Dif[f, j]
+    D2[i] = np.inf
+    return _min(D2, n)
+
+
+@njit(cache=True)
+def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P, m_out,
+              ybar_out, S_out, T_out):
+    """LOO predictions (lc: ``P[r - base, g]``) or centred local linear moments (ll:
+    ``[r - base, g]`` of the four outputs, see :func:`_ll_moments`), rows ``r0 .. r1``.
+
+    The distances of a row are computed once and reused for every grid point.
+    """
+    d, n = Zt.shape
+    k1, G = Y1t.shape[0], R.shape[0]
+    Yt = Y1t[:k1 - 1]
+    D2 = np.empty(n)
+    Dif = np.empty((d, n))
+    w = np.empty(n)
+    dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
+    for r in range(r0, r1):
+        i = r
+        Dmin = _loo_distances(i, Z, Zt, D2, Dif)
+        for g in range(G):
+            s = _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w)[0]
+            if ll:   # the coordinates are those of the grid's first bandwidth, as in numpy
+                q = r - base
+                _ll_moments(w, Z[i], Zt, Yt, dif, wdif, zero, m_out[q, g], ybar_out[q, g],
+                            S_out[q, g], T_out[q, g])
+            else:
+                for c in range(k1 - 1):
+                    P[r - base, g, c] = _dot(w, Yt[c], n) / s
+
+
+@njit(cache=True, parallel=True)
+def _loo_parallel(n_rows, n_blocks, base, *args):
+    for b in prange(n_blocks):
+        _loo_rows(base + b * n_rows // n_blocks, base + (b + 1) * n_rows // n_blocks, base,
+                  *args)
+
+
+def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
+             n_jobs=None, progress=None):
+    """:func:`nlpfeat.kernels._bandwidth.loo_grid` on the compiled engine (same arguments)."""
+    n, k = Y.shape
+    scales = ray_scales(grid)
+    base = grid[0]
+    pair = PairwiseScaled(X, base if base.size > 1 else base[0], metric)
+    Z = np.ascontiguousarray(pair.Z)
+    d = Z.shape[1]
+    Zt = np.ascontiguousarray(Z.T)
+    fam, prod = family_code(kern), metric == "product"
+    R = np.ascontiguousarray(np.broadcast_to(base / grid, (len(grid), d)))
+    ray = scales is not None
+    inv_s2 = 1.0 / scales**2 if ray else np.ones(len(grid))
+    shift = ray and fam == GAUSSIAN
+    ll = reg_type == "ll"
+    Y1t = np.ascontiguousarray(np.vstack([Y.T, np.ones((1, n))]))
+    G = len(grid)
+    row_bytes = 8 * G * k + (G * _ll_bytes(d, k) if ll else 0)
+    totals = np.zeros(G)
+    for rows in gen_row_chunks(n, row_bytes, working_memory):
+        c = rows.stop - rows.start
+        P = np.empty((c, G, k))
+        moments = _ll_buffers(c, d, k, (G,)) if ll else _ll_buffers(0, 0, 0, (0,))
+        _run(lambda _, m, *a: _loo_rows(rows.start, rows.start + m, rows.start, *a),
+             lambda m, b, *a: _loo_parallel(m, b, rows.start, *a), c, n_jobs,
+             Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P, *moments)
+        for g in range(G):
+            Pg = centred_intercepts(*(a[:, g] for a in moments)) if ll else P[:, g]
+            totals[g] += loss_grad(Pg, Y[rows], loss)[0]
+        if progress is not None:
+            progress(c)
+    return mean_loss(totals, n, k, loss)

@@ -1,0 +1,214 @@
+"""Compiled Nadaraya-Watson predictions and weights: one fused pass per query row.
+
+Scaled distances, kernel and weighted sums in tiles of training points, no
+``n_query x n_train`` intermediate (for one output and the Gaussian kernel, the most
+common case, weights, their sum and the weighted sum in a single loop that stores
+nothing). Local linear fits (``reg_type="ll"``) accumulate the centred moments the numpy
+path computes (:func:`nlpfeat.kernels._nadaraya_watson.local_linear`) and solve them with
+the same ``pinv`` rule (:func:`nlpfeat.kernels._loss.centred_intercepts`).
+"""
+import numpy as np
+from numba import njit, prange
+from scipy import sparse
+
+from nlpfeat._chunking import gen_row_chunks
+from nlpfeat.kernels._compiled._fastexp import _avx512, wide_vectors
+from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._compiled._rows import (
+    _FAST,
+    _TILE,
+    _TINY,
+    GAUSSIAN,
+    _dot,
+    _ll_buffers,
+    _ll_bytes,
+    _ll_moments,
+    _log_row,
+    _run,
+    _sq_dist,
+    _tile_weights,
+    family_code,
+)
+from nlpfeat.kernels._loss import centred_intercepts
+
+__all__ = ["CompiledNW"]
+
+_LC_TILE = 512 if _avx512() else 256   # training points per tile of local constant
+                                       # predictions (wider vectors, larger tiles)
+_QBLOCK = 32         # query rows sharing each tile of training points
+
+
+@njit(cache=True)
+def _predict_ll_rows(r0, r1, Zq, Zt, Yt, fam, prod, empty, m_out, ybar_out, S_out, T_out):
+    """Centred local linear moments of the query rows ``r0 .. r1`` (row ``r`` into ``[r]``).
+
+    A row's weights are computed once into a buffer (normalised by their sum, or in log
+    space where the sum underflows, as :func:`_weights_rows`), then read twice.
+    """
+    d, n = Zt.shape
+    w = np.empty(n)
+    dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
+    for r in range(r0, r1):
+        zq = Zq[r]
+        s = 0.0
+        for t0 in range(0, n, _TILE):
+            m = min(_TILE, n - t0)
+            s += _tile_weights(zq, Zt, t0, m, fam, prod, w[t0:t0 + m])
+        if s > _TINY:
+            for i in range(n):
+                w[i] /= s
+        else:
+            empty[r] = _log_row(zq, Zt, fam, prod, -1, w)
+        _ll_moments(w, zq, Zt, Yt, dif, wdif, zero, m_out[r], ybar_out[r], S_out[r], T_out[r])
+
+
+@njit(cache=True, parallel=True)
+def _predict_ll_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _predict_ll_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
+
+@njit(cache=True, fastmath=_FAST)
+def _gauss_sum_dot(buf, y, m):
+    """Gaussian weights of the squared distances ``buf[:m]``: their sum and their dot
+    product with ``y``, in one pass (nothing stored)."""
+    wide_vectors()
+    s = a = 0.0
+    for i in range(m):
+        w = fexp(-0.5 * buf[i])
+        s += w
+        a += w * y[i]
+    return s, a
+
+
+@njit(cache=True)
+def _lc_rows(r0, r1, Zq, Zt, Y1t, fam, prod, out, empty):
+    """Local constant predictions of the query rows ``r0 .. r1`` into ``out``.
+
+    Queries go in blocks of ``_QBLOCK``: each tile of training points (in L1) serves the
+    whole block before the next tile is read, so a large training set streams from
+    memory once per block, not once per query. Each row's sums run over the tiles in
+    order, so its result does not depend on the blocks (nor on ``n_jobs``); a row whose
+    weight sum underflows (or is empty) is redone in log space.
+    """
+    wide_vectors()
+    n, k1 = Zt.shape[1], Y1t.shape[0]
+    buf, wrow = np.empty(_LC_TILE), np.empty(n)
+    accs = np.empty((_QBLOCK, k1))    # per row: weighted sums; last column the weight sum
+    fused = fam == GAUSSIAN and k1 == 2   # one output: weights, sum and dot in one pass
+    for b0 in range(r0, r1, _QBLOCK):
+        b1 = min(b0 + _QBLOCK, r1)
+        accs[:] = 0.0
+        for t0 in range(0, n, _LC_TILE):
+            m = min(_LC_TILE, n - t0)
+            if fused:
+                y = Y1t[0, t0:t0 + m]
+                for r in range(b0, b1):
+                    _sq_dist(Zq[r], Zt, t0, m, buf)
+                    s, a = _gauss_sum_dot(buf, y, m)
+                    accs[r - b0, 0] += a
+                    accs[r - b0, 1] += s
+                continue
+            for r in range(b0, b1):
+                accs[r - b0, k1 - 1] += _tile_weights(Zq[r], Zt, t0, m, fam, prod, buf)
+                for c in range(k1 - 1):
+                    accs[r - b0, c] += _dot(buf, Y1t[c, t0:t0 + m], m)
+        for r in range(b0, b1):
+            acc = accs[r - b0]
+            if not acc[k1 - 1] > _TINY:   # underflow or nothing in the support
+                empty[r] = _log_row(Zq[r], Zt, fam, prod, -1, wrow)
+                for c in range(k1):
+                    acc[c] = _dot(wrow, Y1t[c], n)
+            for c in range(k1 - 1):
+                out[r, c] = acc[c] / acc[k1 - 1]
+
+
+@njit(cache=True, parallel=True)
+def _lc_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _lc_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
+@njit(cache=True)
+def _weights_rows(r0, r1, Zq, Zt, fam, prod, out, empty):
+    """Normalised weights of the query rows ``r0 .. r1`` into ``out`` (n_q, n_train)."""
+    n = Zt.shape[1]
+    for r in range(r0, r1):
+        zq, w = Zq[r], out[r]
+        s = 0.0
+        for t0 in range(0, n, _TILE):
+            m = min(_TILE, n - t0)
+            s += _tile_weights(zq, Zt, t0, m, fam, prod, w[t0:t0 + m])
+        if s > _TINY:
+            inv = 1.0 / s
+            for i in range(n):
+                w[i] *= inv
+        else:
+            empty[r] = _log_row(zq, Zt, fam, prod, -1, w)
+
+
+@njit(cache=True, parallel=True)
+def _weights_parallel(n_rows, n_blocks, *args):
+    for b in prange(n_blocks):
+        _weights_rows(b * n_rows // n_blocks, (b + 1) * n_rows // n_blocks, *args)
+
+
+class CompiledNW:
+    """The compiled side of an :class:`~nlpfeat.kernels._nadaraya_watson.NWIndex`.
+
+    Parameters
+    ----------
+    index : NWIndex
+        Dense training data, a built-in kernel, metric "euclidean" or "product".
+    """
+
+    def __init__(self, index):
+        pair = index.pair
+        d = pair.Z.shape[1]
+        self.pair = pair
+        self.fam = family_code(index.kern)
+        self.prod = pair.metric == "product"
+        self.compact = index.kern.compact
+        self.Zt = np.ascontiguousarray(pair.Z.T)
+        self.h = np.empty(d)
+        self.h[:] = pair.bandwidth          # a scalar or one per feature
+        self.Y1t = index.Y1t              # (n_outputs + 1, n_train), C-ordered
+        self.ll = index.reg_type == "ll"
+
+    def predict(self, X, *, working_memory=None, n_jobs=None):
+        """Predictions (n_q, n_outputs) and the empty-row mask for raw query rows ``X``."""
+        Zq = np.ascontiguousarray(self.pair.query(X))
+        n_q, d = Zq.shape
+        k = self.Y1t.shape[0] - 1
+        out = np.empty((n_q, k))
+        empty = np.zeros(n_q, dtype=bool)
+        if not self.ll:
+            _run(_lc_rows, _lc_parallel, n_q, n_jobs, Zq, self.Zt, self.Y1t, self.fam,
+                 self.prod, out, empty)
+            return out, empty
+        Yt = np.ascontiguousarray(self.Y1t[:k])
+        for rows in gen_row_chunks(n_q, _ll_bytes(d, k), working_memory):
+            moments = _ll_buffers(rows.stop - rows.start, d, k)
+            _run(_predict_ll_rows, _predict_ll_parallel, rows.stop - rows.start, n_jobs,
+                 Zq[rows], self.Zt, Yt, self.fam, self.prod, empty[rows], *moments)
+            out[rows] = centred_intercepts(*moments)
+        return out, empty
+
+    def weights(self, X, *, working_memory=None, n_jobs=None):
+        """Normalised weights (dense; CSR for a compact kernel) and the empty-row mask."""
+        Zq = np.ascontiguousarray(self.pair.query(X))
+        n_q, n = Zq.shape[0], self.Zt.shape[1]
+        empty = np.zeros(n_q, dtype=bool)
+        if not self.compact:
+            out = np.empty((n_q, n))
+            _run(_weights_rows, _weights_parallel, n_q, n_jobs, Zq, self.Zt, self.fam,
+                 self.prod, out, empty)
+            return out, empty
+        blocks = []
+        for rows in gen_row_chunks(n_q, 8 * n, working_memory):
+            W = np.empty((rows.stop - rows.start, n))
+            _run(_weights_rows, _weights_parallel, W.shape[0], n_jobs, Zq[rows], self.Zt,
+                 self.fam, self.prod, W, empty[rows])
+            blocks.append(sparse.csr_matrix(W))
+        return sparse.vstack(blocks, format="csr"), empty

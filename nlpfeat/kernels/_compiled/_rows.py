@@ -1,0 +1,450 @@
+"""Compiled building blocks: family codes, threads, scalar kernels and tiles of one row.
+
+Every compiled task (:mod:`._predict`, :mod:`._loo`, :mod:`._ard`, :mod:`._segments`) is
+built from these ``@njit`` functions:
+
+- the kernels are selected by a family code taken from :attr:`Kernel.family` (never by
+  name); a user's kernel has no family and stays on the numpy path (:func:`supports`);
+- scalar kernels of the scaled distance ``u`` or its square (``_k_u``, ``_k_u2``), their
+  logs (``_logk_u``, ``_logk_u2``, for rows redone in log space) and ``d log K / du``;
+- tiles of training points that stay in L1: squared scaled distances (training data are
+  stored feature-major, so the loop over training points vectorises), the kernel in
+  linear space (the vectorised ``exp`` of :mod:`._fastexp`, flushed to zero below
+  ``exp(-708)``) and the sums; a row whose weight sum underflows (below ``_TINY``) or is
+  zero is recomputed in log space with a max shift (:func:`_log_row`), so it degrades to
+  nearest-neighbour weights, exactly as the numpy path does;
+- the centred moments of a local linear fit (:func:`_ll_moments`), whose small systems
+  the callers solve with :func:`nlpfeat.kernels._loss.centred_intercepts`;
+- :func:`_run`: ``n_jobs`` threads split the rows (``prange`` over blocks); every row is
+  computed by the same code whatever the thread count, so results do not depend on
+  ``n_jobs``.
+"""
+import math
+
+import numba
+import numpy as np
+from joblib import effective_n_jobs
+from numba import njit
+from scipy import sparse
+
+from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._compiled._fastexp import wide_vectors
+
+__all__ = ["GAUSSIAN", "family_code", "supports"]
+
+(GAUSSIAN, EPANECHNIKOV, BIWEIGHT, TRIWEIGHT, TRICUBE, TRIANGULAR, TOPHAT, COSINE,
+ LAPLACIAN, LOGISTIC, SIGMOID) = range(11)
+_FAMILIES = {"gaussian": GAUSSIAN, "epanechnikov": EPANECHNIKOV, "biweight": BIWEIGHT,
+             "triweight": TRIWEIGHT, "tricube": TRICUBE, "triangular": TRIANGULAR,
+             "tophat": TOPHAT, "cosine": COSINE, "laplacian": LAPLACIAN,
+             "logistic": LOGISTIC, "sigmoid": SIGMOID}
+_TILE = 256          # training points per tile: a few KiB of buffers, in L1
+_TINY = 1e-150       # a weight sum below this is redone in log space (as in numpy): the
+                     # weights times targets as small as 1e-100 then stay normal numbers
+_HALF_PI = 0.5 * math.pi
+_FAST = {"reassoc", "contract", "nsz"}   # reductions may be reordered (vectorised)
+_FMA = {"contract"}                      # multiply-adds may fuse, nothing reordered
+
+
+def family_code(kern):
+    """The compiled family code of a built-in kernel, or None (a user's kernel)."""
+    return _FAMILIES.get(kern.family) if kern.family is not None else None
+
+
+def supports(kern, X, metric):
+    """Whether the compiled engine handles this kernel, input and metric."""
+    return (family_code(kern) is not None and not sparse.issparse(X)
+            and metric in ("euclidean", "product"))
+
+
+def _threads(n_jobs):
+    """Threads for ``n_jobs`` (None: 1), capped by numba's pool (joblib workers lower it)."""
+    n = 1 if n_jobs is None else effective_n_jobs(n_jobs)
+    return max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+
+
+def _run(serial, parallel, n_rows, n_jobs, *args):
+    """``serial(0, n_rows, *args)``, or ``parallel`` over blocks of rows in threads."""
+    threads = min(_threads(n_jobs), max(n_rows, 1))
+    if threads <= 1:
+        serial(0, n_rows, *args)
+        return
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)   # thread-local in numba
+    try:
+        parallel(n_rows, min(n_rows, 4 * threads), *args)
+    finally:
+        numba.set_num_threads(previous)
+
+
+
+@njit(cache=True, fastmath=_FMA)
+def _k_u(fam, u):
+    """Unnormalised kernel of the scaled distance ``u >= 0`` (``K(0) <= 1``; 0 outside)."""
+    if fam == GAUSSIAN:
+        return fexp(-0.5 * u * u)
+    if fam == EPANECHNIKOV or fam == BIWEIGHT or fam == TRIWEIGHT:
+        b = max(1.0 - u * u, 0.0)
+        return b if fam == EPANECHNIKOV else (b * b if fam == BIWEIGHT else b * b * b)
+    if fam == TRICUBE:
+        m = min(u, 1.0)
+        c = 1.0 - m * m * m
+        return c * c * c
+    if fam == TRIANGULAR:
+        return max(1.0 - u, 0.0)
+    if fam == TOPHAT:
+        return 1.0 if u <= 1.0 else 0.0
+    if fam == COSINE:
+        return math.cos(_HALF_PI * u) if u < 1.0 else 0.0
+    t = fexp(-u)
+    if fam == LAPLACIAN:
+        return t
+    if fam == LOGISTIC:
+        return t / ((1.0 + t) * (1.0 + t))
+    return t / (1.0 + t * t)            # sigmoid
+
+
+@njit(cache=True, fastmath=_FMA)
+def _k_u2(fam, u2):
+    """Unnormalised kernel of the squared scaled distance (polynomials need no sqrt)."""
+    if fam == GAUSSIAN:
+        return fexp(-0.5 * u2)
+    if fam == EPANECHNIKOV or fam == BIWEIGHT or fam == TRIWEIGHT:
+        b = max(1.0 - u2, 0.0)
+        return b if fam == EPANECHNIKOV else (b * b if fam == BIWEIGHT else b * b * b)
+    if fam == TOPHAT:
+        return 1.0 if u2 <= 1.0 else 0.0
+    return _k_u(fam, math.sqrt(u2))
+
+
+@njit(cache=True)
+def _logk_u(fam, u):
+    """Log of :func:`_k_u` (``-inf`` outside a compact support), for the log-space path."""
+    if fam == GAUSSIAN:
+        return -0.5 * u * u
+    if fam == TOPHAT:
+        return 0.0 if u <= 1.0 else -np.inf
+    if fam == LAPLACIAN:
+        return -u
+    if fam == LOGISTIC:
+        return -u - 2.0 * math.log1p(math.exp(-u))
+    if fam == SIGMOID:
+        return -u - math.log1p(math.exp(-2.0 * u))
+    if u >= 1.0:
+        return -np.inf
+    if fam == EPANECHNIKOV:
+        return math.log1p(-u * u)
+    if fam == BIWEIGHT:
+        return 2.0 * math.log1p(-u * u)
+    if fam == TRIWEIGHT:
+        return 3.0 * math.log1p(-u * u)
+    if fam == TRICUBE:
+        return 3.0 * math.log1p(-u * u * u)
+    if fam == TRIANGULAR:
+        return math.log1p(-u)
+    return math.log(math.cos(_HALF_PI * u))   # cosine
+
+
+@njit(cache=True)
+def _logk_u2(fam, u2):
+    if fam == GAUSSIAN:
+        return -0.5 * u2
+    if fam == TOPHAT:
+        return 0.0 if u2 <= 1.0 else -np.inf
+    if fam == EPANECHNIKOV or fam == BIWEIGHT or fam == TRIWEIGHT:
+        if u2 >= 1.0:
+            return -np.inf
+        p = 1.0 if fam == EPANECHNIKOV else (2.0 if fam == BIWEIGHT else 3.0)
+        return p * math.log1p(-u2)
+    return _logk_u(fam, math.sqrt(u2))
+
+
+@njit(cache=True)
+def _dlogk_u(fam, u):
+    """``d log K / du`` inside the support, 0 outside or where it is not finite."""
+    if fam == GAUSSIAN:
+        return -u
+    if fam == LAPLACIAN:
+        return -1.0
+    if fam == LOGISTIC:
+        return -math.tanh(0.5 * u)
+    if fam == SIGMOID:
+        return -math.tanh(u)
+    if u >= 1.0:
+        return 0.0
+    if fam == EPANECHNIKOV or fam == BIWEIGHT or fam == TRIWEIGHT:
+        p = 1.0 if fam == EPANECHNIKOV else (2.0 if fam == BIWEIGHT else 3.0)
+        return p * (-2.0 * u) / (1.0 - u * u)
+    if fam == TRICUBE:
+        return 3.0 * (-3.0 * u * u) / (1.0 - u * u * u)
+    if fam == TRIANGULAR:
+        return -1.0 / (1.0 - u)
+    if fam == COSINE:
+        return -_HALF_PI * math.tan(_HALF_PI * u)
+    return 0.0
+
+
+
+@njit(cache=True, fastmath=_FAST)
+def _apply_u2(fam, buf, m):
+    """``buf[:m] = K(u2)`` in place, returning the sum; a plain loop per family, so that
+    each vectorises (the sum may be reordered; ``fexp`` keeps its own exact flags)."""
+    wide_vectors()
+    s = 0.0
+    if fam == GAUSSIAN:
+        for i in range(m):
+            w = fexp(-0.5 * buf[i])
+            buf[i] = w
+            s += w
+    elif fam == EPANECHNIKOV:
+        for i in range(m):
+            w = max(1.0 - buf[i], 0.0)
+            buf[i] = w
+            s += w
+    elif fam == BIWEIGHT:
+        for i in range(m):
+            b = max(1.0 - buf[i], 0.0)
+            buf[i] = b * b
+            s += b * b
+    elif fam == TRIWEIGHT:
+        for i in range(m):
+            b = max(1.0 - buf[i], 0.0)
+            buf[i] = b * b * b
+            s += buf[i]
+    elif fam == TOPHAT:
+        for i in range(m):
+            w = 1.0 if buf[i] <= 1.0 else 0.0
+            buf[i] = w
+            s += w
+    elif fam == LAPLACIAN:
+        for i in range(m):
+            w = fexp(-math.sqrt(buf[i]))
+            buf[i] = w
+            s += w
+    else:
+        for i in range(m):
+            w = _k_u2(fam, buf[i])
+            buf[i] = w
+            s += w
+    return s
+
+
+@njit(cache=True, fastmath=_FMA)
+def _sq_dist(zq, Zt, t0, m, buf):
+    """``buf[:m]`` = squared distances from ``zq`` to training points ``t0 .. t0 + m``.
+
+    Features are taken four (then two, then one) at a time, so that ``buf`` is read
+    and written once per group, not once per feature.
+    """
+    wide_vectors()
+    d = zq.size
+    for i in range(m):
+        buf[i] = 0.0
+    f = 0
+    while f + 4 <= d:
+        q0, q1, q2, q3 = zq[f], zq[f + 1], zq[f + 2], zq[f + 3]
+        x0, x1 = Zt[f, t0:t0 + m], Zt[f + 1, t0:t0 + m]
+        x2, x3 = Zt[f + 2, t0:t0 + m], Zt[f + 3, t0:t0 + m]
+        for i in range(m):
+            a, b, c, e = q0 - x0[i], q1 - x1[i], q2 - x2[i], q3 - x3[i]
+            buf[i] += (a * a + b * b) + (c * c + e * e)
+        f += 4
+    if f + 2 <= d:
+        q0, q1 = zq[f], zq[f + 1]
+        x0, x1 = Zt[f, t0:t0 + m], Zt[f + 1, t0:t0 + m]
+        for i in range(m):
+            a, b = q0 - x0[i], q1 - x1[i]
+            buf[i] += a * a + b * b
+        f += 2
+    if f < d:
+        q0 = zq[f]
+        x0 = Zt[f, t0:t0 + m]
+        for i in range(m):
+            a = q0 - x0[i]
+            buf[i] += a * a
+
+
+@njit(cache=True, fastmath=_FMA)
+def _tile_weights(zq, Zt, t0, m, fam, prod, buf):
+    """Unnormalised linear-space weights of one tile of training points into ``buf``.
+
+    Returns their sum.
+    """
+    wide_vectors()
+    if not prod or fam == GAUSSIAN:   # radial (the Gaussian product kernel is radial)
+        _sq_dist(zq, Zt, t0, m, buf)
+        return _apply_u2(fam, buf, m)
+    if fam == LAPLACIAN:              # prod exp(-|d_f|) = exp(-sum |d_f|): one exp
+        for i in range(m):
+            buf[i] = 0.0
+        for f in range(zq.size):
+            q = zq[f]
+            row = Zt[f, t0:t0 + m]
+            for i in range(m):
+                buf[i] += abs(q - row[i])
+        for i in range(m):
+            buf[i] = fexp(-buf[i])
+        return _sum(buf, m)
+    for i in range(m):
+        buf[i] = 1.0
+    for f in range(zq.size):
+        q = zq[f]
+        row = Zt[f, t0:t0 + m]
+        for i in range(m):
+            buf[i] *= _k_u(fam, abs(q - row[i]))
+    return _sum(buf, m)
+
+
+@njit(cache=True, fastmath=_FAST)
+def _dot(w, y, m):
+    wide_vectors()
+    s = 0.0
+    for i in range(m):
+        s += w[i] * y[i]
+    return s
+
+
+@njit(cache=True, fastmath={"nnan", "nsz", "reassoc"})   # no NaN here; vectorises
+def _min(x, m):
+    s = np.inf
+    for i in range(m):
+        s = min(s, x[i])
+    return s
+
+
+@njit(cache=True, fastmath=_FAST)
+def _sum(w, m):
+    wide_vectors()
+    s = 0.0
+    for i in range(m):
+        s += w[i]
+    return s
+
+
+@njit(cache=True)
+def _log_row(zq, Zt, fam, prod, skip, w):
+    """Normalised weights of one row in log space into ``w``; returns True when empty.
+
+    Max shift, then ``exp``; a row with no training point in the support (all
+    ``-inf``) shares its weight equally among its nearest training point(s) (squared
+    scaled Euclidean distance). ``skip`` (-1 for none) is left out (leave-one-out).
+    """
+    n, d = Zt.shape[1], Zt.shape[0]
+    top = -np.inf
+    for i in range(n):
+        if i == skip:
+            w[i] = -np.inf
+            continue
+        if prod and fam != GAUSSIAN:
+            l = 0.0
+            for f in range(d):
+                l += _logk_u(fam, abs(zq[f] - Zt[f, i]))
+        else:
+            u2 = 0.0
+            for f in range(d):
+                diff = zq[f] - Zt[f, i]
+                u2 += diff * diff
+            l = _logk_u2(fam, u2)
+        w[i] = l
+        top = max(top, l)
+    if top == -np.inf:
+        near = np.inf
+        for i in range(n):
+            if i != skip:
+                u2 = 0.0
+                for f in range(d):
+                    diff = zq[f] - Zt[f, i]
+                    u2 += diff * diff
+                w[i] = u2
+                near = min(near, u2)
+        total = 0.0
+        for i in range(n):
+            w[i] = 1.0 if (i != skip and w[i] <= near) else 0.0
+            total += w[i]
+        for i in range(n):
+            w[i] /= total
+        return True
+    total = 0.0
+    for i in range(n):
+        w[i] = fexp(w[i] - top)
+        total += w[i]
+    for i in range(n):
+        w[i] /= total
+    return False
+
+
+@njit(cache=True, fastmath=_FMA)
+def _offsets(zq, Zt, t0, m, centre, dif):
+    """``dif[f, :m] = (z_{t0 + i, f} - zq_f) - centre_f``, rounded as numpy rounds it.
+
+    No reassociation here: a training point at the query gives an exact 0 offset, and
+    one distinct point with weight gives exact 0 centred offsets (then ``S = 0``).
+    """
+    for f in range(zq.size):
+        q, c = zq[f], centre[f]
+        row = Zt[f, t0:t0 + m]
+        out = dif[f]
+        for i in range(m):
+            out[i] = (row[i] - q) - c
+
+
+@njit(cache=True, fastmath=_FMA)
+def _times(w, x, m, out):
+    for i in range(m):
+        out[i] = w[i] * x[i]
+
+
+@njit(cache=True)
+def _ll_moments(w, zq, Zt, Yt, dif, wdif, zero, m_out, ybar_out, S_out, T_out):
+    """Centred local linear moments of one query row with weights ``w`` (n_train,).
+
+    As :func:`nlpfeat.kernels._nadaraya_watson.local_linear`: ``sw = sum w``, the weighted
+    means ``m`` of the offsets ``z_i - z_q`` and ``y_bar`` of the targets, then (second
+    pass) ``S = sum w (D - m)(D - m)^T / sw`` and ``T = sum w (D - m) y^T / sw``.
+    ``dif``, ``wdif`` (d, _TILE) are scratch; ``zero`` is a (d,) array of zeros.
+    """
+    d, n = Zt.shape
+    k = Yt.shape[0]
+    sw = _sum(w, n)
+    for f in range(d):
+        m_out[f] = 0.0
+    for t0 in range(0, n, _TILE):
+        mm = min(_TILE, n - t0)
+        _offsets(zq, Zt, t0, mm, zero, dif)
+        for f in range(d):
+            m_out[f] += _dot(w[t0:t0 + mm], dif[f], mm)
+    for f in range(d):
+        m_out[f] /= sw
+    for c in range(k):
+        ybar_out[c] = _dot(w, Yt[c], n) / sw
+    S_out[:] = 0.0
+    T_out[:] = 0.0
+    for t0 in range(0, n, _TILE):
+        mm = min(_TILE, n - t0)
+        _offsets(zq, Zt, t0, mm, m_out, dif)
+        wt = w[t0:t0 + mm]
+        for a in range(d):
+            _times(wt, dif[a], mm, wdif[a])
+            for b in range(a, d):
+                S_out[a, b] += _dot(wdif[a], dif[b], mm)
+            for c in range(k):
+                T_out[a, c] += _dot(wdif[a], Yt[c, t0:t0 + mm], mm)
+    for a in range(d):
+        for b in range(a, d):
+            S_out[a, b] /= sw
+            S_out[b, a] = S_out[a, b]
+        for c in range(k):
+            T_out[a, c] /= sw
+
+
+
+
+def _ll_buffers(c, d, k, lead=()):
+    """Empty ``m``, ``y_bar``, ``S``, ``T`` for ``c`` rows (and ``lead`` axes after them)."""
+    shape = (c,) + tuple(lead)
+    return (np.empty(shape + (d,)), np.empty(shape + (k,)), np.empty(shape + (d, d)),
+            np.empty(shape + (d, k)))
+
+
+def _ll_bytes(d, k):
+    return 8 * (d + k + d * d + d * k)
