@@ -60,7 +60,7 @@ def default_grid(h0, n_points=_N_GRID):
 
 
 def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
-             engine="numpy", n_jobs=None, progress=None):
+             progress=None):
     """Leave-one-out loss for every bandwidth of ``grid`` (shape (g, d) or (g, 1)).
 
     Parameters
@@ -74,10 +74,6 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     reg_type : {"lc", "ll"}
     loss : {"squared", "log_loss"}
     working_memory : float, default=None
-    engine : {"numpy", "numba"}, default="numpy"
-        "numba": the compiled loop of :mod:`nlpfeat.kernels._compiled` where it applies.
-    n_jobs : int, default=None
-        Threads of the compiled loop (the numpy path ignores it).
     progress : callable or None, default=None
         Called with the number of rows done after each chunk (a progress bar's update).
 
@@ -86,12 +82,6 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     losses : ndarray of shape (n_grid,)
         Mean squared LOO error (mean over samples and outputs) or mean LOO log loss.
     """
-    if engine == "numba":
-        from nlpfeat.kernels import _compiled
-        if _compiled.supports(kern, X, metric):
-            return _compiled.loo_grid(X, Y, kern, metric, grid, reg_type=reg_type, loss=loss,
-                                      working_memory=working_memory, n_jobs=n_jobs,
-                                      progress=progress)
     n, k = Y.shape
     scales = ray_scales(grid)
     per_feature = scales is None or (metric == "product" and kern.family != "gaussian")
@@ -152,7 +142,7 @@ def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
-            working_memory=None, max_iter=100, engine="numpy", n_jobs=None):
+            working_memory=None, max_iter=100, objective=None):
     """Per-feature bandwidths minimising the LOO loss by L-BFGS on ``log h``.
 
     The analytic gradient: with normalised weights ``w_ij``, predictions
@@ -162,7 +152,9 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     For ``reg_type="ll"`` the first factor comes from the local linear fit instead
     (see :mod:`nlpfeat.kernels._ll_grad`).
 
-    ``engine`` and ``n_jobs`` as in :func:`loo_grid`.
+    ``objective``: ``objective(log_h, X, Y, kern, metric, loss, working_memory, reg_type)``
+    giving the mean LOO loss and its gradient in ``log h`` (the compiled engine's, from
+    :func:`nlpfeat.kernels._engine.loo_ard`); None: the numpy :func:`_ard_objective`.
 
     Returns
     -------
@@ -173,16 +165,14 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     kern.dlog_k_du(np.zeros(1))  # raises a clear ValueError for a kernel without gradient
     # Optimise t = log(h / h_start) from 0: the path does not depend on the units of X.
     h0 = np.atleast_1d(h_start).astype(np.float64)
-    objective = _ard_objective
-    if engine == "numba":
-        from nlpfeat.kernels import _compiled
-        if _compiled.supports(kern, X, metric):
-            compiled, log_h0 = _compiled.ard_objective(n_jobs), np.log(h0)
+    if objective is None:
+        objective = _ard_objective
+    else:
+        compiled, log_h0 = objective, np.log(h0)
 
-            def objective(t, h0, X, Y, kern, metric, loss, working_memory, reg_type):
-                # log h = t + log h0: the gradient in t is the gradient in log h.
-                return compiled(t + log_h0, X, Y, kern, metric, loss, working_memory,
-                                reg_type)
+        def objective(t, h0, X, Y, kern, metric, loss, working_memory, reg_type):
+            # log h = t + log h0: the gradient in t is the gradient in log h.
+            return compiled(t + log_h0, X, Y, kern, metric, loss, working_memory, reg_type)
     res = minimize(objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
                    bounds=[(-12.0, 12.0)] * h0.size,
                    args=(h0, X, Y, kern, metric, loss, working_memory, reg_type),

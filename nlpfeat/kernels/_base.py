@@ -12,17 +12,18 @@ from nlpfeat._chunking import blas_threads
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels import _mixed
 from nlpfeat.kernels._aic import select_aic
-from nlpfeat.kernels._bandwidth import (
-    _N_ARD_GRID,
-    _N_GRID,
-    default_grid,
+from nlpfeat.kernels._bandwidth import _N_ARD_GRID, _N_GRID, default_grid, rule_of_thumb
+from nlpfeat.kernels._engine import (
+    ENGINES,
     loo_ard,
     loo_grid,
-    rule_of_thumb,
+    nw_index,
+    nw_predict,
+    nw_weights,
+    resolve_engine,
 )
-from nlpfeat.kernels._engine import resolve_engine
 from nlpfeat.kernels._kernels import Kernel, get_kernel
-from nlpfeat.kernels._nadaraya_watson import NWIndex, nw_predict, nw_weights
+from nlpfeat.kernels._nadaraya_watson import NWIndex
 from nlpfeat.kernels._pairwise import check_bandwidth
 
 __all__ = ["EmptySupportWarning", "NadarayaWatsonMixin"]
@@ -54,7 +55,7 @@ class NadarayaWatsonMixin:
         "n_jobs": [Integral, None],
         "var_type": [str, None],
         "verbose": ["verbose"],
-        "engine": [StrOptions({"auto", "numba", "numpy"})],
+        "engine": [StrOptions(set(ENGINES))],
     }
 
     def _blas_threads(self):
@@ -106,8 +107,8 @@ class NadarayaWatsonMixin:
         self.bandwidth_, self.loo_scores_, self.bandwidth_grid_ = self._select_bandwidth(
             X, Y, kern, reg_type, loss)
         self.algorithm_ = self._resolve_algorithm(X, kern)
-        self._index = NWIndex(X, Y, kern, self.bandwidth_, self.metric, reg_type,
-                              tree=self.algorithm_ == "tree", engine=self.engine_)
+        self._index = nw_index(X, Y, kern, self.bandwidth_, self.metric, reg_type,
+                               tree=self.algorithm_ == "tree", engine=self.engine_)
         self._y_mean = Y.mean(axis=0)
         return self
 

@@ -1,40 +1,115 @@
-"""Choice of the numeric engine of the Nadaraya-Watson estimators: numba or numpy.
+"""The one place that chooses the numeric engine, numba or numpy, for every kernel task.
 
-Importing this module imports neither numba nor the compiled module: the compiled
+numba is a required dependency: ``engine="auto"`` (the default of every estimator) means
+the compiled loops of :mod:`nlpfeat.kernels._compiled`, and ``engine="numpy"`` is a
+reference switch (the numpy modules the compiled engine is tested against), not a
+fallback. Where the compiled loops do not apply (a user's kernel, sparse input, the cosine
+metric, extreme bandwidths, tree queries) the numpy implementation runs whatever the
+engine. Each task below has one function here; the estimators call these, and text
+reaches them through :mod:`nlpfeat.kernels._shared`.
+
+Importing this module imports neither numba nor the compiled package: the compiled
 functions are compiled (or loaded from numba's on-disk cache) on first use.
 """
-import importlib.util
-import warnings
+from nlpfeat.kernels import _bandwidth, _nadaraya_watson, _segments
+from nlpfeat.kernels._nadaraya_watson import NWIndex
 
-__all__ = ["ENGINES", "resolve_engine"]
+__all__ = ["ENGINES", "attention_pool", "loo_ard", "loo_grid", "nw_index", "nw_predict",
+           "nw_weights", "position_weights", "resolve_engine", "segment_distances"]
 
 ENGINES = ("auto", "numba", "numpy")
-_WARNED = []   # "auto" without numba warns once per process
-
-
-def _numba_available():
-    try:
-        return importlib.util.find_spec("numba") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def resolve_engine(engine):
-    """``"auto"`` -> ``"numba"`` when numba can be imported, else ``"numpy"`` (one warning).
+    """``"numpy"`` -> ``"numpy"``; ``"auto"`` and ``"numba"`` -> ``"numba"`` (required)."""
+    return "numpy" if engine == "numpy" else "numba"
 
-    ``"numba"`` without numba raises an ImportError saying how to fix it.
+
+def _compiled_for(engine, kern, X=None, metric="euclidean"):
+    """The compiled package if ``engine`` is numba and its loops handle ``kern`` (and the
+    input ``X`` with ``metric``, when given), else None (the numpy path)."""
+    if resolve_engine(engine) != "numba" or kern.family is None:
+        return None
+    from nlpfeat.kernels import _compiled
+
+    if X is not None and not _compiled.supports(kern, X, metric):
+        return None
+    return _compiled
+
+
+# ---------------------------------------------------------------- Nadaraya-Watson
+
+def nw_index(X, Y, kern, bandwidth, metric, reg_type="lc", *, tree=False, engine="numpy"):
+    """An :class:`NWIndex` of the training data, with its compiled side where it applies."""
+    compiled = _compiled_for(engine, kern, X, metric)
+    return NWIndex(X, Y, kern, bandwidth, metric, reg_type, tree=tree,
+                   compiled=None if compiled is None else compiled.CompiledNW)
+
+
+def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None):
+    """:func:`nlpfeat.kernels._nadaraya_watson.nw_predict` on the index's engine."""
+    if index.compiled is not None and algorithm != "tree":
+        return index.compiled.predict(X, working_memory=working_memory, n_jobs=n_jobs)
+    return _nadaraya_watson.nw_predict(X, index, algorithm=algorithm,
+                                       working_memory=working_memory, n_jobs=n_jobs)
+
+
+def nw_weights(X, index, *, algorithm="brute", working_memory=None, n_jobs=None):
+    """:func:`nlpfeat.kernels._nadaraya_watson.nw_weights` on the index's engine."""
+    if index.compiled is not None and algorithm != "tree":
+        return index.compiled.weights(X, working_memory=working_memory, n_jobs=n_jobs)
+    return _nadaraya_watson.nw_weights(X, index, algorithm=algorithm,
+                                       working_memory=working_memory, n_jobs=n_jobs)
+
+
+def loo_grid(X, Y, kern, metric, grid, *, engine="numpy", n_jobs=None, **options):
+    """:func:`nlpfeat.kernels._bandwidth.loo_grid` (same ``options``) on ``engine``.
+
+    ``n_jobs``: threads of the compiled loop (the numpy path ignores it).
     """
-    if engine == "numpy":
-        return "numpy"
-    if _numba_available():
-        return "numba"
-    if engine == "numba":
-        raise ImportError("engine='numba' needs the numba package: pip install numba, or "
-                          "use engine='numpy'.")
-    if not _WARNED:
-        _WARNED.append(True)
-        warnings.warn("numba is not installed: the kernel estimators (Nadaraya-Watson, "
-                      "kernel attention pooling, locally weighted bag of words) run on the "
-                      "slower numpy engine (pip install numba, or pass engine='numpy' to "
-                      "silence this).", UserWarning, stacklevel=4)
-    return "numpy"
+    compiled = _compiled_for(engine, kern, X, metric)
+    if compiled is None:
+        return _bandwidth.loo_grid(X, Y, kern, metric, grid, **options)
+    return compiled.loo_grid(X, Y, kern, metric, grid, n_jobs=n_jobs, **options)
+
+
+def loo_ard(X, Y, kern, metric, h_start, *, engine="numpy", n_jobs=None, **options):
+    """:func:`nlpfeat.kernels._bandwidth.loo_ard` (same ``options``), its objective on
+    ``engine`` (``n_jobs`` as in :func:`loo_grid`)."""
+    compiled = _compiled_for(engine, kern, X, metric)
+    objective = None if compiled is None else compiled.ard_objective(n_jobs)
+    return _bandwidth.loo_ard(X, Y, kern, metric, h_start, objective=objective, **options)
+
+
+# ---------------------------------------------------------------- segments (text features)
+
+def attention_pool(vectors, starts, kern, bandwidth, *, query=None, token_weights=None,
+                   engine="numpy"):
+    """:func:`nlpfeat.kernels._segments.attention_pool` (pooled, weights) on ``engine``."""
+    compiled = _compiled_for(engine, kern)
+    if compiled is None:
+        return _segments.attention_pool(vectors, starts, kern, bandwidth, query=query,
+                                        token_weights=token_weights)
+    return compiled.segment_attention(vectors, starts, kern, bandwidth, query=query,
+                                      token_weights=token_weights, tie_rtol=_segments.TIE_RTOL)
+
+
+def segment_distances(vectors, starts, kern, *, query=None, token_weights=None,
+                      engine="numpy"):
+    """Distances of the tokens to their segment's query, exactly as :func:`attention_pool`
+    on ``engine`` weighs them for ``kern`` (no per-dimension bandwidth)."""
+    compiled = _compiled_for(engine, kern)
+    if compiled is None:
+        return _segments.query_distances(vectors, starts, query=query,
+                                         token_weights=token_weights)
+    return compiled.segment_attention(vectors, starts, None, 1.0, query=query,
+                                      token_weights=token_weights, distances_only=True)
+
+
+def position_weights(offsets, mu, kern, bandwidth, *, engine="numpy"):
+    """:func:`nlpfeat.kernels._segments.position_weights` (n_positions, n_tokens) on
+    ``engine``."""
+    compiled = _compiled_for(engine, kern)
+    if compiled is None:
+        return _segments.position_weights(offsets, mu, kern, bandwidth)
+    return compiled.position_weights(offsets, mu, kern, bandwidth, tie_rtol=_segments.TIE_RTOL)

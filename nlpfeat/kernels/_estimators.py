@@ -98,8 +98,9 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         ``attention_weights``, ``bandwidth="loo"`` and ``"loo-ard"`` (a user's kernel,
         sparse input, ``metric="cosine"``, discrete ``var_type`` features, extreme
         bandwidths and ``algorithm="tree"`` queries run on numpy); ``"numpy"``: the reference
-        implementation; ``"auto"``: numba when it can be imported, else numpy with one
-        warning. Both engines agree to round-off (1e-12 relative in the tests)."""
+        implementation; ``"auto"``: numba. numba is a required dependency, so ``"numpy"``
+        is a reference switch, not a fallback. Both engines agree to round-off (1e-12
+        relative in the tests)."""
 
 _CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
     1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling

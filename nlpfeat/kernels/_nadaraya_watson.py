@@ -43,14 +43,15 @@ class NWIndex:
     reg_type : {"lc", "ll"}
     tree : bool
         Build a KD-tree for radius queries (compact kernels, dense input only).
-    engine : {"numpy", "numba"}
-        "numba": brute-force queries run in the compiled loops of
-        :mod:`nlpfeat.kernels._compiled` where they apply (built-in kernel, dense input,
-        metric "euclidean" or "product"); ``compiled`` is None otherwise.
+    compiled : callable or None, default=None
+        ``compiled(index)``: the compiled side of the index (``CompiledNW``, chosen by
+        :func:`nlpfeat.kernels._engine.nw_index`), which brute-force queries use; not
+        when the coordinates are stored rescaled (the numpy path handles those extreme
+        bandwidths). ``self.compiled`` is None otherwise.
     """
 
     def __init__(self, X_fit, Y, kern, bandwidth, metric, reg_type="lc", tree=False,
-                 engine="numpy"):
+                 compiled=None):
         self.pair = PairwiseScaled(X_fit, bandwidth, metric)
         self.kern, self.reg_type, self.n_out = kern, reg_type, Y.shape[1]
         # Fused path: kernels of u^2 = |z_q - z_i|^2 with a cheap form, dense input.
@@ -75,13 +76,7 @@ class NWIndex:
             tree_metric = "chebyshev" if metric == "product" else "euclidean"
             self.tree = KDTree(Z, metric=tree_metric)
             self.tree_radius = float(np.ldexp(kern.radius, -self.pair.exp2))
-        self.compiled = None
-        # Not when the coordinates are stored rescaled by 2**exp2 (the numpy path handles
-        # those extreme bandwidths).
-        if engine == "numba" and self.pair.exp2 == 0:
-            from nlpfeat.kernels import _compiled
-            if _compiled.supports(kern, X_fit, metric):
-                self.compiled = _compiled.CompiledNW(self)
+        self.compiled = compiled(self) if compiled is not None and self.pair.exp2 == 0 else None
         # A = a u^2 + b from one GEMM of augmented matrices (brute queries on numpy only)
         if self.fast and self.compiled is None:
             self._a, self._b = (-1.0, 1.0) if self.poly else (-0.5, 0.0)
@@ -292,8 +287,6 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
         Queries with no training point inside a compact kernel's support (they got
         nearest-neighbour weights).
     """
-    if index.compiled is not None and algorithm != "tree":
-        return index.compiled.predict(X, working_memory=working_memory, n_jobs=n_jobs)
     n_q = X.shape[0]
     y_pred = np.empty((n_q, index.n_out))
     empty = np.zeros(n_q, dtype=bool)
@@ -324,8 +317,6 @@ def nw_weights(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
     Dense for non-compact kernels; scipy CSR for compact ones (built chunk by chunk).
     ``n_jobs`` as in :func:`nw_predict`.
     """
-    if index.compiled is not None and algorithm != "tree":
-        return index.compiled.weights(X, working_memory=working_memory, n_jobs=n_jobs)
     def weights_chunk(rows):
         Zq = index.pair.query(X[rows])
         if algorithm == "tree":

@@ -29,7 +29,7 @@ def _segment_attention_rows(s0, s1, V, bounds, fam, linear, Q, TW, scale, h, tie
                             pooled, W, dist, dist_only):
     """Attention pooling of segments ``s0 .. s1`` (tokens ``bounds[s] .. bounds[s + 1]``).
 
-    As :func:`nlpfeat.text._kernel_features._pooling.attention_pool`, step for step: the query (``Q`` if
+    As :func:`nlpfeat.kernels._segments.attention_pool`, step for step: the query (``Q`` if
     it has ``d`` entries, else the segment's ``TW``-weighted mean), the distances of the
     differences times ``scale`` (empty: none), ``u = dist / h``, the log kernel of
     ``u^2``, a max shift (a segment with no token in the support: its nearest token(s)
@@ -103,12 +103,12 @@ def segment_attention(vectors, starts, kern, bandwidth, *, query=None, token_wei
                       tie_rtol=0.0, distances_only=False, n_jobs=None):
     """Kernel attention pooling of concatenated token vectors, one segment per document.
 
-    The compiled :func:`nlpfeat.text._kernel_features._pooling.attention_pool` (same arguments and results;
-    ``tie_rtol`` is the text side's tie tolerance of the nearest-token fallback): one pass
+    The compiled :func:`nlpfeat.kernels._segments.attention_pool` (same arguments and results;
+    ``tie_rtol``: the numpy twin's ``TIE_RTOL``, the ties of the nearest-token fallback): one pass
     per document over its tokens (query, distances, log kernel, normalisation, weighted
     sum), no ``(n_tokens, d)`` temporary. ``kern`` must be a built-in kernel.
     ``distances_only``: return the distances of the tokens to their document's query
-    instead (:func:`nlpfeat.text._kernel_features._pooling.query_distances`; ``kern`` is then unused and
+    instead (:func:`nlpfeat.kernels._segments.query_distances`; ``kern`` is then unused and
     ``bandwidth`` only rescales the dimensions when it is an array).
 
     Returns
@@ -177,7 +177,7 @@ def _position_weight_parallel(n_rows, n_blocks, *args):
 def position_weights(offsets, mu, kern, bandwidth, *, tie_rtol=0.0, n_jobs=None):
     """Kernel weight of every token at every position point, normalised per document.
 
-    The compiled :func:`nlpfeat.text._kernel_features._lowbow.lowbow_weights` (same arguments and result;
+    The compiled :func:`nlpfeat.kernels._segments.position_weights` (same arguments and result;
     ``tie_rtol`` as in :func:`segment_attention`): token ``t`` of a document of length
     ``L`` sits at ``(t + 0.5) / L``; its log weight at ``mu_j`` is the log kernel of
     ``|mu_j - (t + 0.5) / L| / bandwidth``, normalised with a max shift per document and

@@ -4,8 +4,8 @@ A document is a curve in the simplex: at each of ``n_positions`` points ``mu_j``
 [0, 1] it has a *local* word histogram, the tokens weighted by a kernel of the distance
 between their relative position and ``mu_j``. The tokens of all documents are
 concatenated; the weights of a chunk of documents form one dense (tokens x positions)
-block normalised per document in log space (``_segment.py``), then scattered into a
-sparse matrix.
+block normalised per document in log space (the kernels' segment loops), then scattered
+into a sparse matrix.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -22,11 +22,12 @@ from nlpfeat._validation import (
 )
 from nlpfeat.kernels._shared import (
     ENGINES,
+    TIE_RTOL,
     Kernel,
-    compiled_kernel,
     get_kernel,
     position_weights,
     resolve_engine,
+    segment_ids,
 )
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty
@@ -38,16 +39,10 @@ from nlpfeat.text._counting._vocabulary import (
     terms_in_column_order,
 )
 from nlpfeat.text._kernel_features._pooling import TOKEN_OPTIONS
-from nlpfeat.text._kernel_features._segments import (
-    _TIE_RTOL,
-    lookup_ids,
-    segment_chunks,
-    segment_ids,
-    segment_softmax,
-)
+from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS
 
-__all__ = ["LocallyWeightedBagOfWords", "lowbow_weights", "position_grid"]
+__all__ = ["LocallyWeightedBagOfWords", "position_grid"]
 
 
 def position_grid(n_positions):
@@ -60,46 +55,6 @@ def position_grid(n_positions):
     (array([0. , 0.5, 1. ]), array([0.5]))
     """
     return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
-
-
-def lowbow_weights(offsets, mu, kernel, bandwidth, engine="numpy"):
-    """Kernel weight of every token at every position point, normalised per document.
-
-    Parameters
-    ----------
-    offsets : ndarray of shape (n_documents + 1,)
-        Document ``i`` owns tokens ``offsets[i]:offsets[i + 1]`` (starting at 0).
-    mu : ndarray of shape (n_positions,)
-    kernel : Kernel
-    bandwidth : float
-        In units of the document length (positions are in [0, 1]).
-    engine : {"numpy", "numba"}, default="numpy"
-        "numba": one compiled pass (distances, log kernel, normalisation) for a built-in
-        kernel; the same weights to round-off.
-
-    Returns
-    -------
-    weights : ndarray of shape (n_positions, n_tokens)
-        Token ``t`` (0-based) of a document of length ``L`` sits at ``(t + 0.5) / L``; each
-        document's weights at each ``mu_j`` sum to 1.
-
-    Examples
-    --------
-    >>> from nlpfeat.kernels import get_kernel
-    >>> w = lowbow_weights(np.array([0, 4]), np.array([0.0, 1.0]), get_kernel("tophat"), 0.4)
-    >>> print(w)
-    [[0.5 0.5 0.  0. ]
-     [0.  0.  0.5 0.5]]
-    """
-    if engine == "numba" and compiled_kernel(kernel):
-        return position_weights(offsets, mu, kernel, bandwidth, tie_rtol=_TIE_RTOL)
-    lengths = np.diff(offsets)
-    seg = segment_ids(offsets)
-    rank = np.arange(offsets[-1]) - offsets[seg]  # index of each token in its document
-    midpoints = (rank + 0.5) / lengths[seg]
-    dist = np.abs(mu[:, None] - midpoints[None, :])  # (n_positions, n_tokens)
-    return segment_softmax(kernel.log_k(dist / bandwidth), dist,
-                           offsets[:-1][lengths > 0])
 
 
 class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
@@ -134,8 +89,9 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         ``"numba"``: the kernel weights (distances, log kernel, normalisation per document
         and point) in one compiled pass, for the built-in kernels (a user's kernel, and
         documents longer than ``working_memory``, run on numpy); ``"numpy"``: the
-        reference implementation; ``"auto"``: numba when it can be imported, else numpy
-        with one warning. Both engines agree to round-off (1e-12 in the tests). Most of
+        reference implementation; ``"auto"``: numba. numba is a required dependency, so
+        ``"numpy"`` is a reference switch, not a fallback. Both engines agree to
+        round-off (1e-12 in the tests). Most of
         the time of ``transform`` goes to grouping tokens by term and building the
         sparse matrix, which both engines share.
 
@@ -343,7 +299,7 @@ def _histogram_entries(ids, first_doc, offsets, mu, kernel, bandwidth, n_terms, 
     Tokens are grouped by (document, term) first, so that each entry is summed once
     (``np.add.reduceat`` along the contiguous token axis) and comes out in column order.
     """
-    w = lowbow_weights(offsets, mu, kernel, bandwidth, engine)  # (n_positions, n_tokens)
+    w = position_weights(offsets, mu, kernel, bandwidth, engine=engine)  # (n_pos, n_tokens)
     doc = first_doc + segment_ids(offsets)
     order = np.argsort(doc * np.int64(n_terms) + ids, kind="stable")
     key = doc[order] * np.int64(n_terms) + ids[order]
@@ -388,7 +344,7 @@ def _long_document_entries(ids, doc, mu, kernel, bandwidth, n_terms, pooling, sp
     def log_weights(rows):         # as segment_softmax, before the division by the sum
         dist = distances(rows)
         log_k = kernel.log_k(dist / bandwidth)
-        fallback = np.where(dist <= nearest[:, None] * (1.0 + _TIE_RTOL), 0.0, -np.inf)
+        fallback = np.where(dist <= nearest[:, None] * (1.0 + TIE_RTOL), 0.0, -np.inf)
         return np.where(empty[:, None], fallback, log_k) - top[:, None]
 
     total = sum(np.exp(log_weights(rows)).sum(axis=1) for rows in spans)

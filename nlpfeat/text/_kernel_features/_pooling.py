@@ -4,8 +4,9 @@ Each document is a set of keys (its token vectors, which are also the values) an
 query (its mean vector, idf-weighted mean, or a fixed vector). The document vector is
 ``sum_i w_i v_i`` with ``w_i`` the normalised kernel of ``||q - v_i|| / h``: attention
 pooling with a fixed kernel. The tokens of all documents are concatenated into one array
-and every per-document reduction is a ``reduceat`` over document offsets (``_segment.py``);
-the only Python loop is over chunks of documents sized by ``working_memory``.
+and every per-document reduction runs over document offsets (in the kernels' segment
+loops, :mod:`nlpfeat.kernels._shared`); the only Python loop is over chunks of documents
+sized by ``working_memory``.
 """
 import warnings
 
@@ -29,82 +30,28 @@ from nlpfeat._validation import (
 )
 from nlpfeat.kernels._shared import (
     ENGINES,
+    attention_pool,
     check_bandwidth,
-    compiled_kernel,
+    dimension_scale,
     get_kernel,
+    query_distances,
     resolve_engine,
     rule_of_thumb,
-    segment_attention,
     segment_distances,
+    segment_ids,
+    segment_kernel_weights,
 )
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
-from nlpfeat.text._kernel_features._segments import (
-    _TIE_RTOL,
-    lookup_ids,
-    segment_chunks,
-    segment_ids,
-    segment_softmax,
-    segment_sum_matrix,
-)
+from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._kernel_features._token_vectors import resolve_embeddings
 from nlpfeat.text._vectorizers._schemes import sklearn_idf
 
-__all__ = ["KernelAttentionPooling", "attention_pool", "query_distances"]
+__all__ = ["KernelAttentionPooling"]
 
 #: The shared text options that make sense for token embeddings (unigrams, no n-grams).
 TOKEN_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
                  "token_pattern", "stemmer", "stop_words")
-
-
-def attention_pool(vectors, starts, kernel, bandwidth, *, query=None, token_weights=None,
-                   engine="numpy"):
-    """Nadaraya-Watson attention pooling of concatenated token vectors, one segment per document.
-
-    Parameters
-    ----------
-    vectors : ndarray of shape (n_tokens, d)
-        Token vectors of all documents, document after document (keys and values).
-    starts : ndarray of shape (n_documents,)
-        Offset of each document's first token; every document holds at least one token.
-    kernel : Kernel
-        From :func:`nlpfeat.kernels.get_kernel`.
-    bandwidth : float or ndarray of shape (d,)
-    query : ndarray of shape (d,) or None, default=None
-        Fixed query; None uses each document's (weighted) mean vector.
-    token_weights : ndarray of shape (n_tokens,) or None, default=None
-        Weights of the mean query (e.g. idf); None for the plain mean.
-    engine : {"numpy", "numba"}, default="numpy"
-        "numba": one compiled pass per document (query, distances, kernel, normalisation
-        and weighted sum fused) for a built-in kernel; the same results to round-off.
-
-    Returns
-    -------
-    pooled : ndarray of shape (n_documents, d)
-    weights : ndarray of shape (n_tokens,)
-        Attention weights; they sum to 1 within each document.
-    """
-    if engine == "numba" and compiled_kernel(kernel):
-        return segment_attention(vectors, starts, kernel, bandwidth, query=query,
-                                 token_weights=token_weights, tie_rtol=_TIE_RTOL)
-    dist = query_distances(vectors, starts, query=query, token_weights=token_weights,
-                           scale=_dimension_scale(bandwidth))  # (n_tokens,)
-    weights = _attention_weights(dist, starts, kernel, bandwidth)
-    return segment_sum_matrix(starts, len(vectors), weights) @ vectors, weights
-
-
-def _dimension_scale(bandwidth):
-    """One bandwidth per dimension: rescale, keeping the ordering of distances overflow-free."""
-    h = np.asarray(bandwidth, dtype=np.float64)
-    return h.min() / h if h.ndim else None
-
-
-def _attention_weights(dist, starts, kernel, bandwidth):
-    """Kernel weights of the (scaled) distances, normalised within each document."""
-    h = np.asarray(bandwidth, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        u2 = np.square(dist / (h.min() if h.ndim else h))  # inf at tiny bandwidths: fallback
-    return segment_softmax(kernel.log_k_sq(u2)[None, :], dist[None, :], starts)[0]
 
 
 class _LongDocument:
@@ -126,7 +73,7 @@ class _LongDocument:
 
 
 def _long_distances(doc, *, query=None, token_weights=None, scale=None):
-    """:func:`query_distances` of a :class:`_LongDocument`, one span at a time."""
+    """The kernels' ``query_distances`` of a :class:`_LongDocument`, one span at a time."""
     if query is None:                           # the (weighted) mean vector, summed by spans
         total, weight = np.zeros(doc.embeddings.shape[1]), 0.0
         for rows, vectors in doc.spans():
@@ -142,33 +89,14 @@ def _long_distances(doc, *, query=None, token_weights=None, scale=None):
 
 
 def _long_attention_pool(doc, kernel, bandwidth, *, query=None, token_weights=None):
-    """:func:`attention_pool` of a :class:`_LongDocument`: (pooled (1, d), weights)."""
+    """The kernels' ``attention_pool`` of a :class:`_LongDocument`: (pooled (1, d), weights)."""
     dist = _long_distances(doc, query=query, token_weights=token_weights,
-                           scale=_dimension_scale(bandwidth))
-    weights = _attention_weights(dist, np.zeros(1, dtype=np.int64), kernel, bandwidth)
+                           scale=dimension_scale(bandwidth))
+    weights = segment_kernel_weights(dist, np.zeros(1, dtype=np.int64), kernel, bandwidth)
     pooled = np.zeros(doc.embeddings.shape[1])
     for rows, vectors in doc.spans():
         pooled += weights[rows] @ vectors
     return pooled[None, :], weights
-
-
-def query_distances(vectors, starts, *, query=None, token_weights=None, scale=None):
-    """Euclidean distance of every token vector to its document's query.
-
-    Parameters as in :func:`attention_pool`; ``scale`` (shape (d,)) multiplies the
-    differences first. Returns an ndarray of shape (n_tokens,).
-    """
-    if query is None:
-        ends = np.append(starts, len(vectors))
-        tw = np.ones(len(vectors)) if token_weights is None else token_weights
-        means = segment_sum_matrix(starts, len(vectors), tw) @ vectors
-        means /= np.add.reduceat(tw, starts)[:, None]
-        diff = vectors - means[segment_ids(ends)]  # (n_tokens, d)
-    else:
-        diff = vectors - query
-    if scale is not None:
-        diff *= scale
-    return np.sqrt(np.einsum("ij,ij->i", diff, diff))
 
 
 class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -219,9 +147,9 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         ``"numba"``: each document's attention (query, distances, kernel, normalisation,
         weighted sum) in one compiled pass over its tokens, for the built-in kernels (a
         user's kernel, and documents longer than ``working_memory``, run on numpy);
-        ``"numpy"``: the reference implementation; ``"auto"``: numba when it can be
-        imported, else numpy with one warning. Both engines agree to round-off (1e-12
-        relative in the tests).
+        ``"numpy"``: the reference implementation; ``"auto"``: numba. numba is a required
+        dependency, so ``"numpy"`` is a reference switch, not a fallback. Both engines
+        agree to round-off (1e-12 relative in the tests).
 
     Attributes
     ----------
@@ -377,13 +305,12 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             query = getattr(self, "query_vector_", None)
             # the distances the engine will weigh, so that the median token sits at u = 1
             # exactly (a compact kernel's edge) on either engine
-            compiled = self.engine_ == "numba" and compiled_kernel(get_kernel(self.kernel))
+            kern = get_kernel(self.kernel)
             dist = np.concatenate([np.zeros(0)] + [
                 _long_distances(vectors, query=query, token_weights=idf)
                 if isinstance(vectors, _LongDocument) else
-                segment_distances(vectors, starts, query=query, token_weights=idf)
-                if compiled else
-                query_distances(vectors, starts, query=query, token_weights=idf)
+                segment_distances(vectors, starts, kern, query=query, token_weights=idf,
+                                  engine=self.engine_)
                 for _, _, vectors, starts, idf in self._chunks(ids, offsets)])
             dist = dist[dist > 0]
             if dist.size == 0:

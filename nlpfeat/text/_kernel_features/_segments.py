@@ -3,20 +3,18 @@
 Kernel attention pooling and the locally weighted bag of words both weight the tokens of
 each document by a normalised kernel. Rather than loop over documents, the tokens of all
 documents are concatenated along one axis and each document is a *segment* of it, given by
-its start offset; per-document reductions are ``np.maximum.reduceat`` / ``np.add.reduceat``
-over those offsets. These helpers are shared by ``_pooling.py`` and ``_lowbow.py``.
+its start offset. This module turns documents into that axis (vocabulary ids and offsets)
+and cuts it into chunks under ``working_memory``; the kernel weights within segments are
+the kernels' (:mod:`nlpfeat.kernels._shared`). Shared by ``_pooling.py`` and ``_lowbow.py``.
 """
 from array import array
 from itertools import repeat
 
 import numpy as np
-import scipy.sparse as sp
 
 from nlpfeat._chunking import chunk_n_rows
 
-__all__ = ["lookup_ids", "segment_chunks", "segment_ids", "segment_softmax", "segment_sum_matrix"]
-
-_TIE_RTOL = 1e-9  # relative distance difference below which nearest tokens tie
+__all__ = ["lookup_ids", "segment_chunks"]
 
 
 def lookup_ids(token_lists, vocabulary):
@@ -55,11 +53,6 @@ def lookup_ids(token_lists, vocabulary):
     return all_ids[known], np.concatenate(([0], np.cumsum(counts))), positions[known]
 
 
-def segment_ids(offsets):
-    """Segment (document) index of every element: ``offsets`` (n+1,) -> (offsets[-1],)."""
-    return np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-
-
 def segment_chunks(offsets, row_bytes, working_memory=None):
     """Yield ``(first_doc, stop_doc)`` so that each chunk's tokens fit ``working_memory`` MiB.
 
@@ -79,62 +72,3 @@ def segment_chunks(offsets, row_bytes, working_memory=None):
         stop = min(max(stop, first + 1), n_docs)
         yield first, stop
         first = stop
-
-
-def segment_sum_matrix(starts, n_tokens, weights=None):
-    """Sparse (n_segments, n_tokens) matrix ``M`` with ``M @ V`` the per-segment sums of ``V``.
-
-    Row ``i`` holds ``weights`` (default 1) over the tokens of segment ``i``. A sparse
-    product is about ten times faster than ``np.add.reduceat`` along the first axis.
-
-    Examples
-    --------
-    >>> segment_sum_matrix(np.array([0, 2]), 3).toarray()
-    array([[1., 1., 0.],
-           [0., 0., 1.]])
-    """
-    data = np.ones(n_tokens) if weights is None else weights
-    return sp.csr_matrix((data, np.arange(n_tokens), np.append(starts, n_tokens)),
-                         shape=(len(starts), n_tokens))
-
-
-def segment_softmax(log_k, dist, starts):
-    """Normalise log kernel values within each segment, in log space.
-
-    Tokens run along the last (contiguous) axis, where ``reduceat`` is fast.
-
-    Parameters
-    ----------
-    log_k : ndarray of shape (k, n_tokens)
-        Log kernel value of each token for each of ``k`` queries; ``-inf`` outside a compact
-        kernel's support.
-    dist : ndarray of shape (k, n_tokens)
-        The distances the kernel was evaluated at, for the nearest-token fallback.
-    starts : ndarray of shape (n_segments,)
-        Start of each (non-empty) segment; segments are contiguous and cover all tokens.
-
-    Returns
-    -------
-    weights : ndarray of shape (k, n_tokens)
-        Non-negative; each segment sums to 1 in each row. Where a whole segment lies outside
-        the kernel's support (or underflows), the nearest token(s) share the weight: the
-        limit of a vanishing bandwidth, never ``0/0``; distances equal to a relative
-        ``1e-9`` count as ties.
-
-    Examples
-    --------
-    >>> w = segment_softmax(np.log([[1.0, 3.0, 2.0]]), np.zeros((1, 3)), np.array([0, 2]))
-    >>> print(w)
-    [[0.25 0.75 1.  ]]
-    """
-    seg = segment_ids(np.append(starts, log_k.shape[-1]))
-    top = np.maximum.reduceat(log_k, starts, axis=-1)  # (k, n_segments)
-    empty = ~np.isfinite(top)
-    if empty.any():
-        # Ties within rounding share the weight (a 2-token document is equidistant from its mean).
-        nearest = dist <= np.minimum.reduceat(dist, starts, axis=-1)[:, seg] * (1.0 + _TIE_RTOL)
-        log_k = np.where(empty[:, seg], np.where(nearest, 0.0, -np.inf), log_k)
-        top = np.where(empty, 0.0, top)
-    weights = np.exp(log_k - top[:, seg])
-    weights /= np.add.reduceat(weights, starts, axis=-1)[:, seg]
-    return weights

@@ -18,7 +18,8 @@ from nlpfeat.kernels import (
 numba = pytest.importorskip("numba")
 
 from nlpfeat.kernels import _compiled, _engine  # noqa: E402
-from nlpfeat.kernels._bandwidth import _ard_objective, default_grid, loo_grid  # noqa: E402
+from nlpfeat.kernels._bandwidth import _ard_objective, default_grid  # noqa: E402
+from nlpfeat.kernels._engine import loo_grid  # noqa: E402
 from nlpfeat.kernels._compiled._fastexp import (  # noqa: E402
     fexp_array,
     fexp_ftz,
@@ -280,19 +281,24 @@ def test_user_kernel_sparse_and_cosine_run_on_numpy():
         assert reg._index.compiled is None
 
 
-def test_engine_resolution(monkeypatch):
+def test_engine_resolution():
     X, y, _ = _data(n=20)
     assert NadarayaWatsonRegressor(bandwidth=1.0).fit(X, y).engine_ == "numba"
     assert NadarayaWatsonRegressor(bandwidth=1.0, engine="numpy").fit(X, y).engine_ == "numpy"
     with pytest.raises(ValueError, match="engine"):
         NadarayaWatsonRegressor(engine="cuda").fit(X, y)
-    monkeypatch.setattr(_engine, "_numba_available", lambda: False)
-    monkeypatch.setattr(_engine, "_WARNED", [])
-    with pytest.warns(UserWarning, match="numba is not installed"):
-        reg = NadarayaWatsonRegressor(bandwidth=1.0).fit(X, y)
-    assert reg.engine_ == "numpy"
+
+
+def test_numba_is_required_so_auto_means_numba_without_a_warning():
+    # numba is a required dependency: "auto" is "numba", never a warned fallback, and
+    # "numpy" is a reference switch that computes the same predictions
+    X, y, Xq = _data(n=40)
+    assert [_engine.resolve_engine(e) for e in _engine.ENGINES] == ["numba", "numba", "numpy"]
     with warnings.catch_warnings():
-        warnings.simplefilter("error")   # one warning per process, not per fit
-        NadarayaWatsonRegressor(bandwidth=1.0).fit(X, y)
-    with pytest.raises(ImportError, match="pip install numba"):
-        NadarayaWatsonRegressor(bandwidth=1.0, engine="numba").fit(X, y)
+        warnings.simplefilter("error")
+        auto = NadarayaWatsonRegressor(bandwidth=1.0).fit(X, y)
+    assert auto.engine_ == "numba" and auto._index.compiled is not None
+    ref = NadarayaWatsonRegressor(bandwidth=1.0, engine="numpy").fit(X, y)
+    assert ref._index.compiled is None
+    np.testing.assert_allclose(auto.predict(Xq), ref.predict(Xq), rtol=1e-12)
+    assert not hasattr(_engine, "_numba_available")

@@ -20,7 +20,8 @@ from nlpfeat.kernels import EmptySupportWarning, NadarayaWatsonRegressor, get_ke
 numba = pytest.importorskip("numba")
 
 from nlpfeat.kernels import _compiled  # noqa: E402
-from nlpfeat.kernels._bandwidth import _ard_objective, default_grid, loo_grid  # noqa: E402
+from nlpfeat.kernels._bandwidth import _ard_objective, default_grid  # noqa: E402
+from nlpfeat.kernels._engine import loo_grid  # noqa: E402
 
 KERNELS = ["gaussian", "epanechnikov", "biweight", "triweight", "tricube", "triangular",
            "tophat", "cosine", "laplacian", "logistic", "sigmoid"]

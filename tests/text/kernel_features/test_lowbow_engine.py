@@ -8,7 +8,7 @@ from nlpfeat.text import LocallyWeightedBagOfWords
 
 pytest.importorskip("numba")
 
-import nlpfeat.text._kernel_features._lowbow as lowbow  # noqa: E402
+import nlpfeat.kernels._compiled as compiled  # noqa: E402
 
 KERNELS = ["gaussian", "epanechnikov", "biweight", "triweight", "tricube", "triangular",
            "tophat", "cosine", "laplacian", "logistic", "sigmoid"]
@@ -38,9 +38,9 @@ def _assert_same(A, B):
 @pytest.mark.parametrize("pooling", ["concat", "mean"])
 def test_compiled_lowbow_equals_numpy_engine_on_lee(lee_tokens, monkeypatch, kernel, pooling):
     calls = []
-    compiled = lowbow.position_weights
-    monkeypatch.setattr(lowbow, "position_weights",
-                        lambda *a, **k: calls.append(1) or compiled(*a, **k))
+    loop = compiled.position_weights
+    monkeypatch.setattr(compiled, "position_weights",
+                        lambda *a, **k: calls.append(1) or loop(*a, **k))
     # normal, tiny (empty compact supports: the nearest token(s), ties at mu = 0.5 of an
     # even-length document) and huge (the l1-normalised bag of words) bandwidths
     for bandwidth in [0.2, 1e-4, 1e6]:
