@@ -32,8 +32,8 @@ _HEAD_PARAMS = """kernel : str, Kernel or callable, default="gaussian"
         of Hurvich, Simonoff and Tsai, as statsmodels' ``bw="aic"``, minimised by
         Nelder-Mead from the best point of a 10-point grid). Cost: the default
         ``"loo"`` evaluates every pair of training points once per grid bandwidth,
-        ``n_samples**2 * n_grid`` kernel values (n = 20,000 and 30 bandwidths: 1.2e10,
-        tens of seconds on one core); pass a fixed bandwidth, a smaller ``bandwidth_grid``
+        ``n_samples**2 * n_grid`` kernel values (1.2e10 for n = 20,000 and 30
+        bandwidths); pass a fixed bandwidth, a smaller ``bandwidth_grid``
         or a subsample for large data, and ``verbose=1`` to watch its progress.
     metric : {"euclidean", "product", "cosine"}, default="euclidean"
         ``"euclidean"``: radial kernel of ``||(x - x_i) / h||``; ``"product"``: product

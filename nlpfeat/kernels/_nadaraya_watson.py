@@ -66,7 +66,7 @@ class NWIndex:
         # (n_train, n_outputs + 1): the last column of ones gives the normaliser.
         self.Y1 = np.hstack([Y, np.ones((Y.shape[0], 1))])
         # rows of Y1^T: numerators and denominator of the fused path as matrix-vector
-        # products, several times faster than one GEMM with so few columns
+        # products, faster than one GEMM with so few columns (see _times_columns)
         self.Y1t = np.ascontiguousarray(self.Y1.T)
         # Local linear fits use the scaled coordinates (dimensionless, so the fit does
         # not depend on the units of X; see local_linear).
@@ -212,8 +212,8 @@ class NWIndex:
 def _times_columns(W, Y, Yt):
     """``W @ Y`` for a dense ``W`` and a ``Y`` of few columns (``Yt`` is ``Y.T``, C-ordered).
 
-    A matrix-vector product per column streams ``W`` at memory speed, while BLAS's GEMM
-    with 2 to 4 columns ran about three times slower per element of ``W``.
+    A matrix-vector product per column streams ``W`` at memory speed, which BLAS's GEMM
+    with 2 to 4 columns does not (figures in ``benchmarks/RESULTS.md``).
     """
     if Y.shape[1] > 4:
         return W @ Y

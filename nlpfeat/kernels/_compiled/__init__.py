@@ -3,10 +3,11 @@
 The numpy modules (:mod:`nlpfeat.kernels._nadaraya_watson`,
 :mod:`nlpfeat.kernels._bandwidth`, :mod:`nlpfeat.kernels._segments`) are the reference;
 this package computes the same quantities with the same log-space semantics, sharing
-their maths through :mod:`nlpfeat.kernels._loss`. It imports only the kernels table's
-codes, :mod:`nlpfeat.kernels._pairwise`, :mod:`nlpfeat.kernels._loss` and the leaf
-:mod:`nlpfeat._chunking` (row chunks under ``working_memory``); the choice between the
-engines is :mod:`nlpfeat.kernels._engine`'s.
+their maths through :mod:`nlpfeat.kernels._loss`. Of nlpfeat it imports only
+:mod:`nlpfeat.kernels._pairwise` (the scaled coordinates), :mod:`nlpfeat.kernels._loss`
+and the leaf :mod:`nlpfeat._chunking` (row chunks under ``working_memory``); kernels come
+in as :class:`~nlpfeat.kernels.Kernel` objects, read by their ``family`` code. The choice
+between the engines is :mod:`nlpfeat.kernels._engine`'s.
 
 - :mod:`._fastexp`: a float64 ``exp`` that LLVM vectorises;
 - :mod:`._rows`: family codes, threads, scalar kernels and tiles of one row;
