@@ -5,7 +5,8 @@ masked (a point never predicts itself), not ``n`` refits. The train-by-train dis
 are computed once per row chunk and reused for every bandwidth of the grid.
 
 Every bandwidth returned is strictly positive: rules of thumb fall back to the
-magnitude of a constant feature (1 for an all-zero one), and the learned bandwidths are optimised in ``log h`` within bounds.
+magnitude of a constant feature (1 for an all-zero one), and the learned bandwidths are
+optimised in ``log h`` within bounds.
 """
 import numpy as np
 from scipy import sparse

@@ -17,6 +17,7 @@ from nlpfeat.kernels._compiled._rows import (
     _dlogk_u,
     _dot,
     _run,
+    _run_chunk,
     _sum,
     _times,
     family_code,
@@ -251,18 +252,16 @@ def _ard_ll_objective(theta, X, Y, kern, metric, loss, working_memory, n_jobs):
         c, r0 = rows.stop - rows.start, rows.start
         M, V = np.empty((c, d + 1, d + 1)), np.empty((c, d + 1, k))
         empty = np.zeros(c, dtype=bool)
-        _run(lambda _, m, *a: _ard_ll_rows(r0, r0 + m, r0, *a),
-             lambda m, b, *a: _ard_ll_parallel(m, b, r0, *a), c, n_jobs,
-             Z, Zt, Yt, fam, prod, M, V, empty)
+        _run_chunk(r0, _ard_ll_rows, _ard_ll_parallel, c, n_jobs, Z, Zt, Yt, fam, prod, M, V,
+                   empty)
         M_inv = np.linalg.pinv(M, hermitian=True)              # as ll_loo_terms
         beta = M_inv @ V
         chunk_loss, A = loss_grad(beta[:, 0, :], Y[rows], loss)
         total += chunk_loss
         grad_rows = np.empty((c, d))
-        _run(lambda _, m, *a: _ard_ll_grad_rows(r0, r0 + m, r0, *a),
-             lambda m, b, *a: _ard_ll_grad_parallel(m, b, r0, *a), c, n_jobs,
-             Z, Zt, Yt, fam, prod, h.size == 1, np.ascontiguousarray(M_inv[:, :, 0]),
-             np.ascontiguousarray(beta), np.ascontiguousarray(A), empty, grad_rows)
+        _run_chunk(r0, _ard_ll_grad_rows, _ard_ll_grad_parallel, c, n_jobs, Z, Zt, Yt, fam,
+                   prod, h.size == 1, np.ascontiguousarray(M_inv[:, :, 0]),
+                   np.ascontiguousarray(beta), np.ascontiguousarray(A), empty, grad_rows)
         grad += grad_rows.sum(axis=0)
     return mean_loss(total, n, k, loss), mean_loss(grad[:theta.size], n, k, loss)
 

@@ -60,9 +60,9 @@ def wide_vectors(typingctx):
     Sets LLVM's ``"prefer-vector-width"="512"`` attribute on the calling function (what
     clang's ``-mprefer-vector-width=512`` does). LLVM otherwise vectorises with 256-bit
     registers even on AVX-512 CPUs, and the kernel loops here are faster with 512 bits
-    (figures in ``benchmarks/RESULTS.md``). Without AVX-512 nothing is set (asking for 512 bits there makes LLVM split
-    each operation in two 256-bit halves, and the 16 AVX2 registers then spill); results
-    differ only by the order of vectorised sums.
+    (figures in ``benchmarks/RESULTS.md``). Without AVX-512 nothing is set (asking for
+    512 bits there makes LLVM split each operation in two 256-bit halves, and the 16 AVX2
+    registers then spill); results differ only by the order of vectorised sums.
     Should llvmlite store attributes otherwise, the function compiles without it.
     """
     def codegen(context, builder, sig, args):

@@ -23,7 +23,7 @@ from nlpfeat.kernels._compiled._rows import (
     _logk_u,
     _logk_u2,
     _min,
-    _run,
+    _run_chunk,
     _sum,
     family_code,
 )
@@ -178,9 +178,8 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         c = rows.stop - rows.start
         P = np.empty((c, G, k))
         moments = _ll_buffers(c, d, k, (G,)) if ll else _ll_buffers(0, 0, 0, (0,))
-        _run(lambda _, m, *a: _loo_rows(rows.start, rows.start + m, rows.start, *a),
-             lambda m, b, *a: _loo_parallel(m, b, rows.start, *a), c, n_jobs,
-             Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P, *moments)
+        _run_chunk(rows.start, _loo_rows, _loo_parallel, c, n_jobs, Z, Zt, Y1t, fam, prod,
+                   shift, ray, R, inv_s2, ll, P, *moments)
         for g in range(G):
             Pg = centred_intercepts(*(a[:, g] for a in moments)) if ll else P[:, g]
             totals[g] += loss_grad(Pg, Y[rows], loss)[0]

@@ -77,6 +77,13 @@ def _run(serial, parallel, n_rows, n_jobs, *args):
         numba.set_num_threads(previous)
 
 
+def _run_chunk(start, serial, parallel, n_rows, n_jobs, *args):
+    """:func:`_run` over the rows ``start .. start + n_rows`` of a chunk: ``serial`` and
+    ``parallel`` also take ``start``, where their output arrays begin (output row 0)."""
+    _run(lambda _, m, *a: serial(start, start + m, start, *a),
+         lambda m, b, *a: parallel(m, b, start, *a), n_rows, n_jobs, *args)
+
+
 
 @njit(cache=True, fastmath=_FMA)
 def _k_u(fam, u):
