@@ -20,7 +20,7 @@ from nlpfeat.kernels._compiled._rows import (
     _ll_buffers,
     _ll_bytes,
     _ll_moments,
-    _logk_u,
+    _logk_point,
     _logk_u2,
     _min,
     _run_chunk,
@@ -79,19 +79,11 @@ def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w):
         if j == i:
             w[j] = -np.inf
             continue
-        if prod and fam != GAUSSIAN:
-            l = 0.0
-            for f in range(d):
-                l += _logk_u(fam, abs(Dif[f, j]) * R[g, f])
-        elif ray:
-            l = _logk_u2(fam, D2[j] * inv_s2[g])
+        if ray and (not prod or fam == GAUSSIAN):
+            w[j] = _logk_u2(fam, D2[j] * inv_s2[g])
         else:
-            u2 = 0.0
-            for f in range(d):
-                u2 += Dif[f, j] * Dif[f, j] * R[g, f] * R[g, f]
-            l = _logk_u2(fam, u2)
-        w[j] = l
-        top = max(top, l)
+            w[j] = _logk_point(fam, prod, Dif[:, j], R[g])
+        top = max(top, w[j])
     for j in range(n):
         if top == -np.inf:
             w[j] = 1.0 if D2[j] <= Dmin else 0.0

@@ -329,6 +329,20 @@ def _sum(w, m):
 
 
 @njit(cache=True)
+def _logk_point(fam, prod, dif, r):
+    """Log kernel of one training point from its differences ``dif`` (d,) to the query,
+    each scaled by ``r`` (d,): a product of one-dimensional kernels, or radial."""
+    l = 0.0
+    if prod and fam != GAUSSIAN:
+        for f in range(dif.size):
+            l += _logk_u(fam, abs(dif[f]) * r[f])
+        return l
+    for f in range(dif.size):
+        l += dif[f] * dif[f] * r[f] * r[f]
+    return _logk_u2(fam, l)
+
+
+@njit(cache=True)
 def _log_row(zq, Zt, fam, prod, skip, w):
     """Normalised weights of one row in log space into ``w``; returns True when empty.
 
@@ -337,23 +351,16 @@ def _log_row(zq, Zt, fam, prod, skip, w):
     scaled Euclidean distance). ``skip`` (-1 for none) is left out (leave-one-out).
     """
     n, d = Zt.shape[1], Zt.shape[0]
+    dif, ones = np.empty(d), np.ones(d)
     top = -np.inf
     for i in range(n):
         if i == skip:
             w[i] = -np.inf
             continue
-        if prod and fam != GAUSSIAN:
-            l = 0.0
-            for f in range(d):
-                l += _logk_u(fam, abs(zq[f] - Zt[f, i]))
-        else:
-            u2 = 0.0
-            for f in range(d):
-                diff = zq[f] - Zt[f, i]
-                u2 += diff * diff
-            l = _logk_u2(fam, u2)
-        w[i] = l
-        top = max(top, l)
+        for f in range(d):
+            dif[f] = zq[f] - Zt[f, i]
+        w[i] = _logk_point(fam, prod, dif, ones)
+        top = max(top, w[i])
     if top == -np.inf:
         near = np.inf
         for i in range(n):
