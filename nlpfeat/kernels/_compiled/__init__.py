@@ -11,6 +11,7 @@ between the engines is :mod:`nlpfeat.kernels._engine`'s.
 
 - :mod:`._fastexp`: a float64 ``exp`` that LLVM vectorises;
 - :mod:`._rows`: family codes, threads, scalar kernels and tiles of one row;
+- :mod:`._moments`: the centred moments of a local linear fit at one query row;
 - :mod:`._predict`: :class:`CompiledNW`, predictions and weights of query rows;
 - :mod:`._loo`: :func:`loo_grid`, leave-one-out losses over a bandwidth grid;
 - :mod:`._ard`: :func:`ard_objective`, the ``loo-ard`` loss and gradient;

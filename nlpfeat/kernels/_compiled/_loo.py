@@ -10,6 +10,7 @@ from numba import njit, prange
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._compiled._moments import _ll_buffers, _ll_bytes, _ll_moments
 from nlpfeat.kernels._compiled._rows import (
     _TILE,
     _TINY,
@@ -17,9 +18,6 @@ from nlpfeat.kernels._compiled._rows import (
     _apply_u2,
     _dot,
     _k_u,
-    _ll_buffers,
-    _ll_bytes,
-    _ll_moments,
     _logk_point,
     _logk_u2,
     _min,

@@ -14,15 +14,13 @@ from scipy import sparse
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._compiled._fastexp import _avx512, wide_vectors
 from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
+from nlpfeat.kernels._compiled._moments import _ll_buffers, _ll_bytes, _ll_moments
 from nlpfeat.kernels._compiled._rows import (
     _FAST,
     _TILE,
     _TINY,
     GAUSSIAN,
     _dot,
-    _ll_buffers,
-    _ll_bytes,
-    _ll_moments,
     _log_row,
     _run,
     _sq_dist,

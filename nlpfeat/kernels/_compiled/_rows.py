@@ -13,8 +13,6 @@ built from these ``@njit`` functions:
   ``exp(-708)``) and the sums; a row whose weight sum underflows (below ``_TINY``) or is
   zero is recomputed in log space with a max shift (:func:`_log_row`), so it degrades to
   nearest-neighbour weights, exactly as the numpy path does;
-- the centred moments of a local linear fit (:func:`_ll_moments`), whose small systems
-  the callers solve with :func:`nlpfeat.kernels._loss.centred_intercepts`;
 - :func:`_run`: ``n_jobs`` threads split the rows (``prange`` over blocks); every row is
   computed by the same code whatever the thread count, so results do not depend on
   ``n_jobs``.
@@ -388,77 +386,6 @@ def _log_row(zq, Zt, fam, prod, skip, w):
 
 
 @njit(cache=True, fastmath=_FMA)
-def _offsets(zq, Zt, t0, m, centre, dif):
-    """``dif[f, :m] = (z_{t0 + i, f} - zq_f) - centre_f``, rounded as numpy rounds it.
-
-    No reassociation here: a training point at the query gives an exact 0 offset, and
-    one distinct point with weight gives exact 0 centred offsets (then ``S = 0``).
-    """
-    for f in range(zq.size):
-        q, c = zq[f], centre[f]
-        row = Zt[f, t0:t0 + m]
-        out = dif[f]
-        for i in range(m):
-            out[i] = (row[i] - q) - c
-
-
-@njit(cache=True, fastmath=_FMA)
 def _times(w, x, m, out):
     for i in range(m):
         out[i] = w[i] * x[i]
-
-
-@njit(cache=True)
-def _ll_moments(w, zq, Zt, Yt, dif, wdif, zero, m_out, ybar_out, S_out, T_out):
-    """Centred local linear moments of one query row with weights ``w`` (n_train,).
-
-    As :func:`nlpfeat.kernels._nadaraya_watson.local_linear`: ``sw = sum w``, the weighted
-    means ``m`` of the offsets ``z_i - z_q`` and ``y_bar`` of the targets, then (second
-    pass) ``S = sum w (D - m)(D - m)^T / sw`` and ``T = sum w (D - m) y^T / sw``.
-    ``dif``, ``wdif`` (d, _TILE) are scratch; ``zero`` is a (d,) array of zeros.
-    """
-    d, n = Zt.shape
-    k = Yt.shape[0]
-    sw = _sum(w, n)
-    for f in range(d):
-        m_out[f] = 0.0
-    for t0 in range(0, n, _TILE):
-        mm = min(_TILE, n - t0)
-        _offsets(zq, Zt, t0, mm, zero, dif)
-        for f in range(d):
-            m_out[f] += _dot(w[t0:t0 + mm], dif[f], mm)
-    for f in range(d):
-        m_out[f] /= sw
-    for c in range(k):
-        ybar_out[c] = _dot(w, Yt[c], n) / sw
-    S_out[:] = 0.0
-    T_out[:] = 0.0
-    for t0 in range(0, n, _TILE):
-        mm = min(_TILE, n - t0)
-        _offsets(zq, Zt, t0, mm, m_out, dif)
-        wt = w[t0:t0 + mm]
-        for a in range(d):
-            _times(wt, dif[a], mm, wdif[a])
-            for b in range(a, d):
-                S_out[a, b] += _dot(wdif[a], dif[b], mm)
-            for c in range(k):
-                T_out[a, c] += _dot(wdif[a], Yt[c, t0:t0 + mm], mm)
-    for a in range(d):
-        for b in range(a, d):
-            S_out[a, b] /= sw
-            S_out[b, a] = S_out[a, b]
-        for c in range(k):
-            T_out[a, c] /= sw
-
-
-
-
-def _ll_buffers(c, d, k, lead=()):
-    """Empty ``m``, ``y_bar``, ``S``, ``T`` for ``c`` rows (and ``lead`` axes after them)."""
-    shape = (c,) + tuple(lead)
-    return (np.empty(shape + (d,)), np.empty(shape + (k,)), np.empty(shape + (d, d)),
-            np.empty(shape + (d, k)))
-
-
-def _ll_bytes(d, k):
-    return 8 * (d + k + d * d + d * k)
