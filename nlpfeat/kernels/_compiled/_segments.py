@@ -25,6 +25,19 @@ __all__ = ["position_weights", "segment_attention"]
 
 
 @njit(cache=True)
+def _mean_query(V, TW, a, b, q):
+    """``q`` = the ``TW``-weighted mean of the token vectors ``V[a:b]`` (a segment's query)."""
+    q[:] = 0.0
+    tsum = 0.0
+    for t in range(a, b):
+        tsum += TW[t]
+        for f in range(V.shape[1]):
+            q[f] += TW[t] * V[t, f]
+    for f in range(V.shape[1]):
+        q[f] /= tsum
+
+
+@njit(cache=True)
 def _segment_attention_rows(s0, s1, V, bounds, fam, linear, Q, TW, scale, h, tie_rtol,
                             pooled, W, dist, dist_only):
     """Attention pooling of segments ``s0 .. s1`` (tokens ``bounds[s] .. bounds[s + 1]``).
@@ -46,14 +59,7 @@ def _segment_attention_rows(s0, s1, V, bounds, fam, linear, Q, TW, scale, h, tie
         if fixed:
             q[:] = Q
         else:
-            q[:] = 0.0
-            tsum = 0.0
-            for t in range(a, b):
-                tsum += TW[t]
-                for f in range(d):
-                    q[f] += TW[t] * V[t, f]
-            for f in range(d):
-                q[f] /= tsum
+            _mean_query(V, TW, a, b, q)
         top, near = -np.inf, np.inf
         for t in range(a, b):
             acc = 0.0
