@@ -50,24 +50,23 @@ def _add_text_options(p):
                    "an empty document, so that row i of the output is line i of the input")
 
 
-def _positive_int(value):
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
-    return number
+def _positive(convert, expected):
+    """An argparse ``type``: ``convert(value)``, which must be positive and finite."""
+    def check(value):
+        try:
+            number = convert(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value!r}") from None
+        if not 0 < number < float("inf"):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value!r}")
+        return number
+
+    check.__name__ = f"positive_{convert.__name__}"
+    return check
 
 
-def _positive_float(value):
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value!r}") from None
-    if not number > 0 or number == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {value!r}")
-    return number
+_positive_int = _positive(int, "a positive integer")
+_positive_float = _positive(float, "a positive number")
 
 
 def _max_df(value):
