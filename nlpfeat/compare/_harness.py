@@ -223,8 +223,8 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
 
     Notes
     -----
-    The models are fitted with one BLAS thread (threadpoolctl): the problems are small,
-    and on a 2-core machine multithreaded BLAS was measured up to ten times slower on them.
+    The models are fitted with one BLAS thread (threadpoolctl): the problems are too small
+    for BLAS threads to pay off (figures in ``benchmarks/RESULTS.md``).
     """
     stream = stream or sys.stdout
     tasks = list(TASKS) if tasks is None else list(tasks)
