@@ -185,6 +185,40 @@ class _NoProgress:
         pass
 
 
+def _check_choices(tasks, models, with_torch):
+    """Refuse unknown tasks and models, and ``with_torch`` without torch, before any work."""
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        raise ValueError(f"unknown task(s) {unknown}; choose among {list(TASKS)}.")
+    if models is not None and any(m not in ALL_MODELS for m in models):
+        bad = [m for m in models if m not in ALL_MODELS]
+        raise ValueError(f"unknown model(s) {bad}; choose among {list(ALL_MODELS)}.")
+    if with_torch:
+        from nlpfeat._validation import import_optional
+
+        import_optional("torch", "torch", "nlpfeat compare --with-torch")
+
+
+def _progress_bar(progress, total):
+    """A tqdm bar on stderr over the models to run, or one that shows nothing."""
+    if not progress:
+        return _NoProgress()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
+
+
+def _save_figures(store, out, caught):
+    """Write the figures; the warnings drawing them raises are reported with the models'."""
+    from nlpfeat.compare._figures import save_figures
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        written = save_figures(store, out)
+    caught.record("figures", "sine", seen)
+    return written
+
+
 def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick=False,
                    with_torch=False, plots=True, progress=True, stream=None,
                    return_folds=False):
@@ -228,25 +262,11 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     """
     stream = stream or sys.stdout
     tasks = list(TASKS) if tasks is None else list(tasks)
-    unknown = [t for t in tasks if t not in TASKS]
-    if unknown:
-        raise ValueError(f"unknown task(s) {unknown}; choose among {list(TASKS)}.")
-    if models is not None and any(m not in ALL_MODELS for m in models):
-        bad = [m for m in models if m not in ALL_MODELS]
-        raise ValueError(f"unknown model(s) {bad}; choose among {list(ALL_MODELS)}.")
-    if with_torch:
-        from nlpfeat._validation import import_optional
-
-        import_optional("torch", "torch", "nlpfeat compare --with-torch")
+    _check_choices(tasks, models, with_torch)
     options = dict(tasks=tasks, models=models, seed=seed, quick=quick, with_torch=with_torch,
                    plots=plots)
     plan = {task: select_models(task, models, with_torch) for task in tasks}
-    total = sum(len(v) for v in plan.values())
-    bar = _NoProgress()
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
+    bar = _progress_bar(progress, sum(len(v) for v in plan.values()))
     rows, store, caught, folds = [], {}, _Warnings(), {}
     runners = {"polarity": _run_polarity, "lee": _run_lee}
     limits = threadpool_limits(limits=1)
@@ -266,14 +286,7 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     finally:
         bar.close()
         limits.restore_original_limits()
-    written = []
-    if plots:
-        from nlpfeat.compare._figures import save_figures
-
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            written = save_figures(store, out)
-        caught.record("figures", "sine", seen)
+    written = _save_figures(store, out, caught) if plots else []
     caught.report(stream)
     write_results(rows, out, options=options, warnings_seen=caught.as_rows())
     print(f"\nwrote {os.path.join(out, 'results.csv')}, results.json"
