@@ -85,6 +85,22 @@ def _heatmap(ax, matrix, row_labels, col_labels, title, cmap, vmax, max_ticks):
     return image
 
 
+def _panels(plt, ax, n, max_cols, figsize):
+    """``(fig, axes)``: the Axes given as ``ax``, or a new grid of ``n`` panels in at most
+    ``max_cols`` columns, ``figsize(ncols, nrows)`` inches, its unused cells hidden."""
+    if ax is not None:
+        axes = np.atleast_1d(ax).ravel()
+        return axes[0].figure, axes
+    ncols = min(n, max_cols)
+    nrows = int(np.ceil(n / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize(ncols, nrows), squeeze=False,
+                             layout="constrained")
+    axes = axes.ravel()
+    for extra in axes[n:]:
+        extra.set_visible(False)
+    return fig, axes
+
+
 def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles=None,
                    xlabel="keys", ylabel="queries", cmap="Reds", scale="shared",
                    colorbar_label="attention weight", max_ticks=None):
@@ -141,19 +157,9 @@ def plot_attention(weights, row_labels=None, col_labels=None, ax=None, *, titles
             f"got shape {weights.shape}."
         )
     n_heads = weights.shape[0]
-    if ax is None:
-        ncols = min(n_heads, 4)
-        nrows = int(np.ceil(n_heads / ncols))
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols + 1, 3.0 * nrows),
-                                 squeeze=False, layout="constrained")
-        axes = axes.ravel()
-        for extra in axes[n_heads:]:
-            extra.set_visible(False)
-    else:
-        axes = np.atleast_1d(ax).ravel()
-        if len(axes) < n_heads:
-            raise ValueError(f"got {len(axes)} Axes for {n_heads} heads; pass one Axes per head.")
-        fig = axes[0].figure
+    fig, axes = _panels(plt, ax, n_heads, 4, lambda ncols, nrows: (3.2 * ncols + 1, 3.0 * nrows))
+    if len(axes) < n_heads:
+        raise ValueError(f"got {len(axes)} Axes for {n_heads} heads; pass one Axes per head.")
     if titles is None:
         titles = [f"head {h}" for h in range(n_heads)] if n_heads > 1 else [None]
     if scale not in ("shared", "panel"):
@@ -308,17 +314,8 @@ def plot_topics(topic_model, n_words=10, ax=None):
     components = np.asarray(topic_model.components_, dtype=np.float64)
     words = topic_model.top_words(n_words)
     n_topics = components.shape[0]
-    if ax is None:
-        ncols = min(n_topics, 5)
-        nrows = int(np.ceil(n_topics / ncols))
-        fig, axes = plt.subplots(nrows, ncols, figsize=(2.6 * ncols, 0.25 * n_words * nrows + 1.2),
-                                 squeeze=False, layout="constrained")
-        axes = axes.ravel()
-        for extra in axes[n_topics:]:
-            extra.set_visible(False)
-    else:
-        axes = np.atleast_1d(ax).ravel()
-        fig = axes[0].figure
+    fig, axes = _panels(plt, ax, n_topics, 5,
+                        lambda ncols, nrows: (2.6 * ncols, 0.25 * n_words * nrows + 1.2))
     coherence = getattr(topic_model, "coherence_", None)
     for k in range(n_topics):
         order = np.argsort(components[k])[::-1][:n_words]

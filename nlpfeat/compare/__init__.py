@@ -15,10 +15,12 @@ lee        Lee et al. (2005) news + human ratings      Pearson r with the rating
 =========  ==========================================  ===============================
 
 Modules: ``_tasks`` (data, folds and models of each task), ``_harness`` (the runs),
+``_attention`` (a model's attention weights and their agreement with the kernel's),
 ``_report`` (tables, CSV, JSON), ``_figures``, ``_torch_baseline`` (the PyTorch model of
 ``--with-torch``) and ``_sentence`` (the demo behind ``nlpfeat attention``).
 """
-from nlpfeat.compare._harness import run_comparison, weight_agreement
+from nlpfeat.compare._attention import weight_agreement
+from nlpfeat.compare._harness import run_comparison
 from nlpfeat.compare._report import format_table
 from nlpfeat.compare._sentence import sentence_attention
 from nlpfeat.compare._tasks import ALL_MODELS, TASK_MODELS, TASKS

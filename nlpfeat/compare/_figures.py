@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 
+from nlpfeat.compare._attention import attention_of
 from nlpfeat.compare._tasks import sine_truth
 
 _MAX_TICKS = 6
@@ -52,7 +53,6 @@ def heatmaps_figure(sine):
     """Attention weights of the kernel and the learned models on a grid of queries."""
     from matplotlib.figure import Figure
 
-    from nlpfeat.compare._harness import attention_of
     from nlpfeat.viz import plot_attention
 
     X, train = sine["X"], sine["train"]

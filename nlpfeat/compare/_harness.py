@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from nlpfeat.compare._attention import attention_of, weight_agreement
 from nlpfeat.compare._report import print_task, write_results
 from nlpfeat.compare._tasks import (
     ALL_MODELS,
@@ -23,41 +24,6 @@ from nlpfeat.compare._tasks import (
     regression_model,
     select_models,
 )
-
-
-def weight_agreement(reference, weights, eps=1e-12):
-    """Mean KL(reference || weights) over queries and the correlation of all weights.
-
-    Parameters
-    ----------
-    reference, weights : array-like of shape (n_queries, n_memory)
-        Row-stochastic attention matrices over the same queries and memory.
-
-    Returns
-    -------
-    kl : float
-        Mean over queries of ``sum_j p_j log(p_j / q_j)`` (q clipped at ``eps``); 0 when
-        the weights are equal.
-    corr : float
-        Pearson correlation of the flattened matrices.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> w = np.array([[0.5, 0.5], [0.9, 0.1]])
-    >>> kl, corr = weight_agreement(w, w)
-    >>> float(kl), float(corr)
-    (0.0, 1.0)
-    """
-    P = np.asarray(reference.toarray() if hasattr(reference, "toarray") else reference, float)
-    Q = np.asarray(weights, dtype=np.float64)
-    if P.shape != Q.shape:
-        raise ValueError(f"weights of shape {Q.shape} do not match the reference {P.shape}.")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(P > 0, P * (np.log(np.maximum(P, eps)) - np.log(np.maximum(Q, eps))), 0.0)
-    kl = float(terms.sum(axis=1).mean())
-    corr = float(np.corrcoef(P.ravel(), Q.ravel())[0, 1]) if P.std() > 0 and Q.std() > 0 else np.nan
-    return kl, corr
 
 
 class _Warnings:
@@ -101,16 +67,6 @@ def _cross_validate(model, X, y, *, cv, scoring, caught, task, name, **kwargs):
         res = cross_validate(model, X, y, cv=cv, scoring=scoring, **kwargs)
     caught.record(task, name, seen)
     return res
-
-
-def attention_of(model, X_query):
-    """(n_queries, n_train) head-averaged weights of a fitted pipeline's last step, or None."""
-    est = model[-1] if hasattr(model, "steps") else model
-    if not hasattr(est, "attention_weights"):
-        return None
-    Xq = model[:-1].transform(X_query) if hasattr(model, "steps") else X_query
-    W = est.attention_weights(Xq)      # (n_queries, n_keys) by nlpfeat's convention
-    return W.toarray() if hasattr(W, "toarray") else np.asarray(W)
 
 
 def _row(task, name, metric, higher, scores, res, features):
@@ -229,6 +185,40 @@ class _NoProgress:
         pass
 
 
+def _check_choices(tasks, models, with_torch):
+    """Refuse unknown tasks and models, and ``with_torch`` without torch, before any work."""
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown:
+        raise ValueError(f"unknown task(s) {unknown}; choose among {list(TASKS)}.")
+    if models is not None and any(m not in ALL_MODELS for m in models):
+        bad = [m for m in models if m not in ALL_MODELS]
+        raise ValueError(f"unknown model(s) {bad}; choose among {list(ALL_MODELS)}.")
+    if with_torch:
+        from nlpfeat._validation import import_optional
+
+        import_optional("torch", "torch", "nlpfeat compare --with-torch")
+
+
+def _progress_bar(progress, total):
+    """A tqdm bar on stderr over the models to run, or one that shows nothing."""
+    if not progress:
+        return _NoProgress()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
+
+
+def _save_figures(store, out, caught):
+    """Write the figures; the warnings drawing them raises are reported with the models'."""
+    from nlpfeat.compare._figures import save_figures
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        written = save_figures(store, out)
+    caught.record("figures", "sine", seen)
+    return written
+
+
 def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick=False,
                    with_torch=False, plots=True, progress=True, stream=None,
                    return_folds=False):
@@ -267,30 +257,16 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
 
     Notes
     -----
-    The models are fitted with one BLAS thread (threadpoolctl): the problems are small,
-    and on a 2-core machine multithreaded BLAS was measured up to ten times slower on them.
+    The models are fitted with one BLAS thread (threadpoolctl): the problems are too small
+    for BLAS threads to pay off (figures in ``benchmarks/RESULTS.md``).
     """
     stream = stream or sys.stdout
     tasks = list(TASKS) if tasks is None else list(tasks)
-    unknown = [t for t in tasks if t not in TASKS]
-    if unknown:
-        raise ValueError(f"unknown task(s) {unknown}; choose among {list(TASKS)}.")
-    if models is not None and any(m not in ALL_MODELS for m in models):
-        bad = [m for m in models if m not in ALL_MODELS]
-        raise ValueError(f"unknown model(s) {bad}; choose among {list(ALL_MODELS)}.")
-    if with_torch:
-        from nlpfeat._validation import import_optional
-
-        import_optional("torch", "torch", "nlpfeat compare --with-torch")
+    _check_choices(tasks, models, with_torch)
     options = dict(tasks=tasks, models=models, seed=seed, quick=quick, with_torch=with_torch,
                    plots=plots)
     plan = {task: select_models(task, models, with_torch) for task in tasks}
-    total = sum(len(v) for v in plan.values())
-    bar = _NoProgress()
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
+    bar = _progress_bar(progress, sum(len(v) for v in plan.values()))
     rows, store, caught, folds = [], {}, _Warnings(), {}
     runners = {"polarity": _run_polarity, "lee": _run_lee}
     limits = threadpool_limits(limits=1)
@@ -310,14 +286,7 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     finally:
         bar.close()
         limits.restore_original_limits()
-    written = []
-    if plots:
-        from nlpfeat.compare._figures import save_figures
-
-        with warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            written = save_figures(store, out)
-        caught.record("figures", "sine", seen)
+    written = _save_figures(store, out, caught) if plots else []
     caught.report(stream)
     write_results(rows, out, options=options, warnings_seen=caught.as_rows())
     print(f"\nwrote {os.path.join(out, 'results.csv')}, results.json"

@@ -220,12 +220,7 @@ class Corpus:
                     try:
                         text = decoder.decode(block, final=not block)
                     except UnicodeDecodeError as exc:
-                        line = number + 1 + (pending + exc.object[:exc.start].decode(
-                            self.encoding, "replace")).count("\n")
-                        raise ValueError(
-                            f"{name}, line {line}: bytes that are not valid {self.encoding} "
-                            f"({exc.reason}); pass the right encoding=, or errors='replace'."
-                        ) from None
+                        raise _decode_error(name, self.encoding, exc, number, pending) from None
                     if first:
                         text = text.lstrip("\ufeff") if text.startswith("\ufeff") else text
                         first = False
@@ -241,8 +236,20 @@ class Corpus:
                         number += 1
                         yield number, line[:-1] if line.endswith("\r") else line
         except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
-            if isinstance(exc, FileNotFoundError):
-                raise FileNotFoundError(f"{name}: the file disappeared while the corpus was "
-                                        "read.") from None
-            raise ValueError(f"{name}, after line {number}: the file cannot be read ({exc}); "
-                             "a compressed file may be truncated or corrupt.") from None
+            raise _read_error(name, number, exc) from None
+
+
+def _decode_error(name, encoding, exc, number, pending):
+    """The ValueError of undecodable bytes, naming their line (``number`` lines precede the
+    block, ``pending`` is the start of the current line)."""
+    line = number + 1 + (pending + exc.object[:exc.start].decode(encoding, "replace")).count("\n")
+    return ValueError(f"{name}, line {line}: bytes that are not valid {encoding} "
+                      f"({exc.reason}); pass the right encoding=, or errors='replace'.")
+
+
+def _read_error(name, number, exc):
+    """The error of a file that cannot be read after ``number`` lines."""
+    if isinstance(exc, FileNotFoundError):
+        return FileNotFoundError(f"{name}: the file disappeared while the corpus was read.")
+    return ValueError(f"{name}, after line {number}: the file cannot be read ({exc}); "
+                      "a compressed file may be truncated or corrupt.")

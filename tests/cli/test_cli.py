@@ -288,11 +288,12 @@ def test_chinese_neighbours_are_not_punctuation(tmp_path):
 def test_user_errors_are_one_line_and_the_rest_keep_their_traceback(
         monkeypatch, capsys, tmp_path, error, debug, shown):
     from nlpfeat import cli
+    from nlpfeat.cli import _commands
 
     def failing(args):
         raise error
 
-    monkeypatch.setattr(cli, "open_documents", failing)
+    monkeypatch.setattr(_commands, "open_documents", failing)
     argv = (["--debug"] if debug else []) + ["topics", str(tmp_path / "corpus.txt")]
     if shown == "one line":
         with pytest.raises(SystemExit) as exit_info:

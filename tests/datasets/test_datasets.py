@@ -218,7 +218,7 @@ def test_toy_corpus_format_unlabelled_and_comment_lines(monkeypatch, tmp_path):
         "# a comment\nthe cat sat\tanimals\n\nno label here\nrates rose\teconomy\n",
         encoding="utf-8",
     )
-    monkeypatch.setattr(datasets, "files", lambda package: tmp_path)
+    monkeypatch.setattr(datasets._loaders, "files", lambda package: tmp_path)
     X, y = datasets.load_toy_corpus("en", return_X_y=True)
     assert X == ["the cat sat", "no label here", "rates rose"]
     np.testing.assert_array_equal(y, [0, -1, 1])

@@ -1,0 +1,212 @@
+"""Input and output of the corpus commands: the corpus read lazily from a file, a folder,
+a glob or stdin, and a sparse matrix written to a .npz chunk by chunk.
+
+Errors a user can fix are raised as :class:`UsageError`, which the parser prints as one
+line after the usage.
+"""
+import contextlib
+import glob
+import os
+import shutil
+import sys
+import tempfile
+from itertools import islice
+
+
+class UsageError(Exception):
+    """An error the user can fix; printed as one line after the usage."""
+
+
+def decode(raw, name):
+    """UTF-8 text of ``raw`` without a leading byte-order mark; a clear error otherwise."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise UsageError(
+            f"{name}: line {line} is not valid UTF-8 ({exc.reason} at byte "
+            f"{exc.start}); convert the file to UTF-8, e.g. with iconv -f latin1 -t utf-8."
+        ) from None
+
+
+class Documents:
+    """The corpus of a command, read lazily from disk (never held in memory) and re-iterable.
+
+    Iterating yields the documents; :meth:`with_ids` yields ``(id, document)``, the id being
+    the line number (one file), ``file:line`` (several files of a glob) or the file's path
+    under the folder (one document per file). Blank documents are kept (row i is line i)
+    unless ``skip_blank``; :attr:`skipped` counts those the last pass dropped.
+    """
+
+    def __init__(self, corpus, source, *, skip_blank=False, shown=None):
+        self.corpus, self.source, self.skip_blank = corpus, source, skip_blank
+        self.shown = shown            # the name errors give the input (stdin's temporary file)
+        self.folder = os.path.isdir(source)
+        self.skipped = 0
+
+    def doc_id(self, name):
+        if self.folder:
+            return os.path.relpath(name, self.source)
+        path, line = name
+        return str(line) if len(self.corpus.files) == 1 else f"{path}:{line}"
+
+    def with_ids(self):
+        skipped = 0
+        try:
+            for name, doc in self.corpus.iter_with_ids():
+                if self.skip_blank and not doc.strip():
+                    skipped += 1
+                    continue
+                yield self.doc_id(name), doc
+        except ValueError as exc:
+            if self.shown is None:
+                raise
+            raise ValueError(str(exc).replace(self.corpus.files[0], self.shown)) from None
+        self.skipped = skipped
+
+    def __iter__(self):
+        return (doc for _, doc in self.with_ids())
+
+    def report_skipped(self):
+        if self.skip_blank and self.skipped:
+            print(f"{self.shown or self.source}: skipped {self.skipped} blank document(s) "
+                  "(--skip-blank)", file=sys.stderr)
+
+
+class Lowercased:
+    """A re-iterable view of documents, lower-cased one at a time."""
+
+    def __init__(self, docs):
+        self.docs = docs
+
+    def __iter__(self):
+        return (doc.lower() for doc in self.docs)
+
+
+@contextlib.contextmanager
+def open_documents(args):
+    """The :class:`Documents` of ``args.file``: a file, a folder of .txt files, a glob, or
+    ``-`` (stdin, copied block by block to a temporary file so that it can be read twice).
+
+    Raises a :class:`UsageError` before any work when the input is missing or holds no
+    document that is not blank.
+    """
+    from nlpfeat.datasets._corpus import Corpus
+
+    source = args.file
+    options = dict(encoding=args.encoding, errors=args.errors)
+    with contextlib.ExitStack() as stack:
+        shown = None
+        if source == "-":
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="nlpfeat-stdin-"))
+            source = os.path.join(folder, "stdin.txt")
+            with open(source, "wb") as fh:
+                shutil.copyfileobj(sys.stdin.buffer, fh, 1 << 20)
+            shown = "<stdin>"
+        elif not (os.path.exists(source) or glob.has_magic(source)):
+            raise UsageError(f"{source}: no such file or directory.")
+        try:
+            corpus = Corpus(source, **options)
+        except ValueError as exc:     # an empty folder, a glob that matches nothing
+            raise UsageError(str(exc)) from None
+        docs = Documents(corpus, source, skip_blank=args.skip_blank, shown=shown)
+        if not any(doc.strip() for doc in docs):    # reads up to the first non-blank one
+            raise UsageError(f"{shown or args.file}: no documents found (the input is empty "
+                             "or blank).")
+        yield docs
+
+
+def output_path(path, suffix=None, *, flag="-o"):
+    """Check an output file before any work: its folder exists; returns the name written."""
+    if suffix and not path.endswith(suffix):
+        path += suffix  # numpy adds the suffix itself; report the real name
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} does not "
+                         f"exist; create it first or choose another path.")
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a folder; give a file name.")
+    return path
+
+
+class CsrWriter:
+    """A CSR matrix written to a .npz in row chunks: the chunks' data and indices go to
+    temporary files next to the output (never all in memory), then into the archive."""
+
+    def __init__(self, output):
+        self.output = output
+        self.n_rows = self.nnz = 0
+        self.row_nnz, self.ids, self.dtype = [], [], None
+
+    def __enter__(self):
+        import numpy as np
+
+        folder = os.path.dirname(os.path.abspath(self.output))
+        self._tmp = tempfile.TemporaryDirectory(dir=folder, prefix=".nlpfeat-")
+        self.paths = {name: os.path.join(self._tmp.name, name) for name in ("data", "indices")}
+        self._files = {name: open(path, "wb") for name, path in self.paths.items()}
+        self._np = np
+        return self
+
+    def append(self, X, ids):
+        X = X.tocsr()
+        self.dtype = X.dtype
+        self._files["data"].write(X.data.tobytes())
+        self._files["indices"].write(X.indices.astype(self._np.int32, copy=False).tobytes())
+        self.row_nnz.append(self._np.diff(X.indptr))
+        self.ids.extend(str(i) for i in ids)
+        self.n_rows += X.shape[0]
+        self.nnz += X.nnz
+
+    def close(self, features):
+        np = self._np
+        for fh in self._files.values():
+            fh.close()
+        indptr = np.concatenate([[0]] + self.row_nnz).cumsum(
+            dtype=np.int32 if self.nnz < 2**31 else np.int64)
+        arrays = dict(format=np.array("csr"), shape=np.array((self.n_rows, len(features))),
+                      indptr=indptr, feature_names=np.asarray(features, dtype=str),
+                      doc_ids=np.asarray(self.ids, dtype=str))
+        raw = {"data": (self.paths["data"], np.dtype(self.dtype or np.float64), self.nnz),
+               "indices": (self.paths["indices"], np.dtype(np.int32), self.nnz)}
+        _write_npz(self.output, arrays, raw)
+
+    def __exit__(self, *exc):
+        for fh in self._files.values():
+            fh.close()
+        self._tmp.cleanup()
+
+
+def write_in_chunks(estimator, docs, writer, chunk_docs):
+    """Transform ``docs`` with the fitted ``estimator`` and append the rows, a chunk at a time."""
+    pairs = docs.with_ids()
+    while True:
+        chunk = list(islice(pairs, chunk_docs))
+        if not chunk:
+            break
+        writer.append(estimator.transform([doc for _, doc in chunk]), [i for i, _ in chunk])
+
+
+def _write_npz(path, arrays, raw, block=1 << 24):
+    """A compressed .npz of ``arrays`` plus ``raw`` arrays copied from files block by block.
+
+    ``raw`` maps a name to ``(file, dtype, length)``: the file holds the array's bytes.
+    """
+    import zipfile
+
+    import numpy as np
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+        for name, array in arrays.items():
+            with zf.open(name + ".npy", "w", force_zip64=True) as fh:
+                np.lib.format.write_array(fh, np.asanyarray(array), allow_pickle=False)
+        for name, (source, dtype, length) in raw.items():
+            header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+                      "shape": (int(length),)}
+            with zf.open(name + ".npy", "w", force_zip64=True) as fh, open(source, "rb") as src:
+                np.lib.format.write_array_header_2_0(fh, header)
+                while True:
+                    data = src.read(block)
+                    if not data:
+                        break
+                    fh.write(data)
