@@ -30,6 +30,15 @@ def _given(value):
     return not (isinstance(value, str) and value == DEPRECATED)
 
 
+def _is_default(value, default):
+    if value is default:
+        return True
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):           # an array compared elementwise
+        return False
+
+
 def renamed_value(old_value, new_value, *, old, new, default, owner):
     """The value to use for parameter ``new``, whose deprecated name is ``old``.
 
@@ -51,7 +60,7 @@ def renamed_value(old_value, new_value, *, old, new, default, owner):
     """
     if not _given(old_value):
         return new_value
-    if new_value is not default and new_value != default:
+    if not _is_default(new_value, default):
         raise ValueError(f"{owner}: got both {old}={old_value!r} and {new}={new_value!r}; "
                          f"{old!r} is the deprecated name of {new!r}, pass {new} only.")
     warnings.warn(f"{owner}: the parameter {old!r} was renamed {new!r} in {RENAMED_IN} and "

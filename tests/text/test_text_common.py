@@ -342,7 +342,7 @@ def _protocol_cases():
     conllu = list(load_dependency_sample("en").data)
     counts = BagOfWords().fit_transform(_TEXTS)            # TermWeighting weighs a count matrix
     return _every_text_estimator() + [
-        (ExplicitSemanticAnalysis(top_k=2).fit(_TEXTS), _TEXTS),
+        (ExplicitSemanticAnalysis(topn=2).fit(_TEXTS), _TEXTS),
         (CountDeviation(max_features=3), _TEXTS),
         (SemanticUnitBagOfWords(_EMB, n_units=2, random_state=0), _TEXTS),
         (DependencyBagOfWords(), conllu[:4]),
