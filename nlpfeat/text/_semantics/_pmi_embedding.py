@@ -11,6 +11,7 @@ from sklearn.base import (
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
+from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -154,7 +155,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     n_components : int, default=100
         Dimension of the word vectors; must be below the vocabulary size.
     window : int, default=5
-        Context window, in tokens on each side.
+        Largest distance, in tokens, between a word and a context word (on each side; as
+        gensim's ``Word2Vec(window=)``).
     min_count : int, default=5
         Words seen fewer times are dropped from the vocabulary.
     alpha : float, default=0.75
@@ -165,7 +167,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         background articles) 0.5 also beats 0 and 1: Pearson 0.579 against 0.563 and 0.537.
     shift : float, default=1
         Shifted PPMI ``max(PMI - log shift, 0)``; 1 means no shift.
-    weighting : {"uniform", "harmonic"}, default="uniform"
+    context_weighting : {"uniform", "harmonic"}, default="uniform"
         Weight of a context at distance d: 1 or 1/d.
     pooling : {"mean", "tfidf", "attention"}, default="mean"
         Document vector: the mean of its word vectors (one term per occurrence), their
@@ -198,6 +200,10 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         pruning threshold. None (the default) never prunes: every count is exact.
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+    weighting : default="deprecated"
+        The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
+        :class:`~nlpfeat.text.TermWeighting`): still accepted with a ``FutureWarning``,
+        removed in 0.3.
 
     Attributes
     ----------
@@ -268,7 +274,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "eig": [Interval(Real, None, None, closed="neither")],
         "shift": [Interval(Real, 1, None, closed="left")],
-        "weighting": [StrOptions({"uniform", "harmonic"})],
+        "context_weighting": [StrOptions({"uniform", "harmonic"})],
+        "weighting": deprecated_constraint([StrOptions({"uniform", "harmonic"})]),
         "pooling": [StrOptions({"mean", "tfidf", "attention"})],
         "dtype": [Options(type, {np.float64, np.float32})],
         "n_iter": [Interval(Integral, 0, None, closed="left")],
@@ -278,18 +285,18 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     }
 
     def __init__(self, n_components=100, *, window=5, min_count=5, alpha=0.75, eig=0.5,
-                 shift=1, weighting="uniform", pooling="mean", dtype=np.float64, n_iter=5,
-                 random_state=None, working_memory=None, prune_at=None, input="content",
-                 encoding="utf-8",
-                 decode_error="strict", lowercase=True, tokenizer="regexp",
-                 token_pattern=None, stemmer=None, stop_words=None):
+                 shift=1, context_weighting="uniform", pooling="mean", dtype=np.float64,
+                 n_iter=5, random_state=None, working_memory=None, prune_at=None,
+                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
+                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
+                 weighting=DEPRECATED):
         self.n_components = n_components
         self.window = window
         self.min_count = min_count
         self.alpha = alpha
         self.eig = eig
         self.shift = shift
-        self.weighting = weighting
+        self.context_weighting = context_weighting
         self.pooling = pooling
         self.dtype = dtype
         self.n_iter = n_iter
@@ -304,6 +311,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self.token_pattern = token_pattern
         self.stemmer = stemmer
         self.stop_words = stop_words
+        self.weighting = weighting
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -426,7 +434,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                             f"machine. Use pooling='mean' or 'tfidf' on a bag.")
 
     def _new_counts(self):
-        return PairCounts(self.window, weighting=self.weighting, document_frequency=True,
+        weighting = renamed_param(self, "weighting", "context_weighting")
+        return PairCounts(self.window, weighting=weighting, document_frequency=True,
                           prune_at=self.prune_at)
 
     def _token_stream(self, X):
