@@ -66,7 +66,10 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     early_stopping : bool or "auto", default="auto"
         Hold out ``validation_fraction`` of the data, stop when its loss stops improving
         and restore the best parameters. Validation queries attend over the other rows.
-        ``"auto"`` does so from 20 samples on.
+        ``"auto"`` does so from 20 samples on. :class:`SequenceAttentionRegressor`
+        defaults to ``False`` on purpose: these defaults (``max_iter=200``, ``d_k``,
+        ``max_memory``) were tuned with the held-out split, that network's were not, and
+        turning it on there would change fitted models without a deprecation cycle.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=10
         Epochs without an improvement of ``tol`` before stopping.
