@@ -140,3 +140,12 @@ def test_renamed_value_without_the_old_name_is_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert renamed_value(DEPRECATED, 3, old="a", new="b", default=1, owner="f") == 3
+
+
+def test_topn_set_after_fit_applies_to_transform_as_before():
+    """ESA's count and the unit names read ``topn`` when used, as ``top_k`` was."""
+    esa = ExplicitSemanticAnalysis(topn=3).fit(DOCS)
+    assert esa.set_params(topn=1).transform(DOCS[:2]).getnnz(axis=1).max() == 1
+    units = SemanticUnitBagOfWords(VECTORS, n_units=2, topn=3, random_state=0).fit(DOCS)
+    assert all(name.count("/") == 0 for name in units.set_params(topn=1)
+               .get_feature_names_out())

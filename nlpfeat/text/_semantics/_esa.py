@@ -292,7 +292,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         """
         for name in ("vectorizer_", "document_vectorizer_"):
             self.__dict__.pop(name, None)
-        self._topn = renamed_param(self, "top_k", "topn")
+        renamed_param(self, "top_k", "topn")                # warns now, read by transform
         if self._passthrough():
             if self.document_vectorizer is not None:
                 raise ValueError("document_vectorizer needs a vectorizer that reads text; "
@@ -363,7 +363,8 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
             Zero rows for documents without a term of the concept vocabulary.
         """
         check_is_fitted(self, "concepts_")
-        E = explicit_semantic_vectors(self._document_matrix(X), self.concepts_, self._topn,
+        topn = renamed_param(self, "top_k", "topn")
+        E = explicit_semantic_vectors(self._document_matrix(X), self.concepts_, topn,
                                       working_memory=self.working_memory, n_jobs=self.n_jobs)
         return E if self.norm is None else normalize(E, norm=self.norm)
 

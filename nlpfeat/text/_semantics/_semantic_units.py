@@ -209,7 +209,7 @@ default=None
 
     def _fit(self, X):
         self._check_text_params()
-        self._topn = renamed_param(self, "n_top_words", "topn")
+        renamed_param(self, "n_top_words", "topn")     # warns now, read by the names
         rng = check_random_state(self.random_state)
         docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
@@ -321,5 +321,6 @@ default=None
         feature_names_out : ndarray of str objects
         """
         check_is_fitted(self, "unit_of_word_")
-        return np.asarray(["/".join(unit[: self._topn]) for unit in self.units_],
+        topn = renamed_param(self, "n_top_words", "topn")
+        return np.asarray(["/".join(unit[:topn]) for unit in self.units_],
                           dtype=object)
