@@ -265,7 +265,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X):
         get_kernel(self.kernel)  # unknown names raise here, listing the valid ones
-        self._combine = renamed_param(self, "pooling", "combine")
+        renamed_param(self, "pooling", "combine")     # warns now, read by transform
         check_df_bounds(self.min_df, self.max_df)
         docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
@@ -305,7 +305,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
     def _lowbow(self, docs):
         ids, offsets, _ = lookup_ids(docs, self.vocabulary_)
         kern, mu, n_terms = get_kernel(self.kernel), self.positions_, len(self.vocabulary_)
-        n_cols = len(mu) * n_terms if self._combine == "concat" else n_terms
+        combine = renamed_param(self, "pooling", "combine")
+        n_cols = len(mu) * n_terms if combine == "concat" else n_terms
         row_bytes = 8 * 8 * len(mu)
         span = chunk_n_rows(row_bytes, max(int(offsets[-1]), 1), self.working_memory)
         parts = []
@@ -313,11 +314,11 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
             chunk_ids = ids[offsets[first]:offsets[stop]]
             if len(chunk_ids) > span:        # one document longer than the budget: by spans
                 parts.append(_long_document_entries(chunk_ids, first, mu, kern,
-                                                    self.bandwidth, n_terms, self._combine, span))
+                                                    self.bandwidth, n_terms, combine, span))
             else:
                 parts.append(_histogram_entries(chunk_ids, first,
                                                 offsets[first:stop + 1] - offsets[first], mu,
-                                                kern, self.bandwidth, n_terms, self._combine,
+                                                kern, self.bandwidth, n_terms, combine,
                                                 self.engine_))
         rows, cols, data = (np.concatenate([p[k] for p in parts] or [np.zeros(0, int)])
                             for k in range(3))
@@ -339,7 +340,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "vocabulary_")
         terms = terms_in_column_order(self.vocabulary_)
-        if self._combine == "mean":
+        if renamed_param(self, "pooling", "combine") == "mean":
             return np.asarray(terms, dtype=object)
         return np.asarray([f"p{j}|{term}" for j in range(len(self.positions_)) for term in terms],
                           dtype=object)
