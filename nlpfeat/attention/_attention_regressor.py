@@ -121,9 +121,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     Cost: each training step scores ``batch_size * max_memory * n_heads`` (query, key)
     pairs, so an epoch costs about ``n_samples * max_memory * n_heads * d_k`` operations;
     early stopping (on by default from 20 samples) usually ends training after 15-25
-    epochs. Measured with the defaults on scikit-learn's diabetes data (354 training
-    rows, 10 features): the Gaussian score fits in about 0.2 s and the additive score
-    with 4 heads in about 2.5 s on a busy 2-core machine, without a ConvergenceWarning.
+    epochs, so the defaults fit small tabular data in seconds without a ConvergenceWarning
+    (timings in ``benchmarks/RESULTS.md``).
 
     With one Gaussian head, ``value_head=False`` and 1-D inputs,
 

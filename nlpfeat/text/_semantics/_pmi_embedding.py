@@ -162,9 +162,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     alpha : float, default=0.75
         Context-distribution smoothing (see :func:`nlpfeat.text.pmi`). Must be > 0.
     eig : float, default=0.5
-        Weight of the singular values: ``W = U S^eig`` (0: ``U`` alone, 1: ``U S``).
-        On Lee's document benchmark (200 dimensions, ``pooling="tfidf"``, fitted on the
-        background articles) 0.5 also beats 0 and 1: Pearson 0.579 against 0.563 and 0.537.
+        Weight of the singular values: ``W = U S^eig`` (0: ``U`` alone, 1: ``U S``);
+        0.5 also scores best on Lee's document benchmark (``benchmarks/RESULTS.md``).
     shift : float, default=1
         Shifted PPMI ``max(PMI - log shift, 0)``; 1 means no shift.
     context_weighting : {"uniform", "harmonic"}, default="uniform"
@@ -184,9 +183,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         about 1e-6 relative (see ``benchmarks/RESULTS.md``).
     n_iter : int, default=5
         Power iterations of the randomized SVD (scikit-learn's ``TruncatedSVD`` default);
-        each costs two sparse products (about 0.15 s on the Wikipedia sample) and
-        sharpens the trailing singular vectors (10 iterations raised the SimLex-999 score
-        from 0.271 to 0.280 in ``benchmarks/quality_wordsim.py``).
+        each costs two sparse products and sharpens the trailing singular vectors (figures
+        in ``benchmarks/RESULTS.md``).
     random_state : int, RandomState instance or None, default=None
         Seeds the randomized SVD.
     working_memory : float, default=None
@@ -239,9 +237,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     model: the vocabulary, the upper triangle of the symmetric counts of the kept words
     (8 bytes per stored pair; the PPMI matrix is never built: the SVD's products compute
     it from the counts on the fly) and at most four dense ``n_words x (n_components +
-    10)`` float64 blocks for the SVD (its basis and the projection): on the synthetic
-    100M-token corpus of ``benchmarks/bench_scale.py`` (915,682 words kept, 170M stored
-    pairs) ``PMIEmbedding(100).fit`` peaked at 3.4 GiB of resident memory.
+    10)`` float64 blocks for the SVD (its basis and the projection); the peak measured on
+    a 100M-token corpus is in ``benchmarks/RESULTS.md``.
     ``pooling="attention"`` is the exception: it holds the training documents' token
     lists. ``partial_fit`` adds batches (counts are sums; it keeps a table of every
     distinct pair, 16 bytes each, rare words included), and a ``dask.bag.Bag`` of
