@@ -474,18 +474,18 @@ _SHARED = _shared_option_cases()
 @pytest.mark.parametrize(
     "kwargs, doc, present, absent",
     [
-        (dict(stop_words="english"), "the cat", "cat", "the"),
-        (dict(stop_words="chinese"), "我的猫", "猫", "的"),
-        (dict(stop_words=["cat"]), "the cat", "the", "cat"),
-        (dict(stemmer="snowball"), "running cats", "cat", "cats"),
-        (dict(lowercase=False), "Cat", "Cat", "cat"),
-        (dict(tokenizer="whitespace"), "a-b c", "a-b", "b"),
-        (dict(tokenizer="wordpunct"), "don't", "don", "don't"),
-        (dict(tokenizer="treebank"), "don't", "n't", "don"),
-        (dict(tokenizer=str.split, token_pattern=None), "a-b c", "a-b", "b"),
-        (dict(token_pattern=r"\S+"), "a-b c", "a-b", "ab"),
-        (dict(input="tokens"), ["Hello", "World"], "hello", "Hello"),
-        (dict(input="tokens", lowercase=False), ["Hello", "World"], "Hello", "hello"),
+        ({"stop_words": "english"}, "the cat", "cat", "the"),
+        ({"stop_words": "chinese"}, "我的猫", "猫", "的"),
+        ({"stop_words": ["cat"]}, "the cat", "the", "cat"),
+        ({"stemmer": "snowball"}, "running cats", "cat", "cats"),
+        ({"lowercase": False}, "Cat", "Cat", "cat"),
+        ({"tokenizer": "whitespace"}, "a-b c", "a-b", "b"),
+        ({"tokenizer": "wordpunct"}, "don't", "don", "don't"),
+        ({"tokenizer": "treebank"}, "don't", "n't", "don"),
+        ({"tokenizer": str.split, "token_pattern": None}, "a-b c", "a-b", "b"),
+        ({"token_pattern": r"\S+"}, "a-b c", "a-b", "ab"),
+        ({"input": "tokens"}, ["Hello", "World"], "hello", "Hello"),
+        ({"input": "tokens", "lowercase": False}, ["Hello", "World"], "Hello", "hello"),
     ],
 )
 def test_shared_text_options_apply(name, kwargs, doc, present, absent):
@@ -496,12 +496,12 @@ def test_shared_text_options_apply(name, kwargs, doc, present, absent):
 
 @pytest.mark.parametrize("name", _SHARED)
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(tokenizer="spacy"), "'tokenizer' parameter"),
-    (dict(stemmer="lancaster"), "'stemmer' parameter"),
-    (dict(stop_words="french"), "'stop_words' parameter"),
-    (dict(input="url"), "'input' parameter"),
-    (dict(decode_error="replace_all"), "'decode_error' parameter"),
-    (dict(lowercase="yes"), "'lowercase' parameter"),
+    ({"tokenizer": "spacy"}, "'tokenizer' parameter"),
+    ({"stemmer": "lancaster"}, "'stemmer' parameter"),
+    ({"stop_words": "french"}, "'stop_words' parameter"),
+    ({"input": "url"}, "'input' parameter"),
+    ({"decode_error": "replace_all"}, "'decode_error' parameter"),
+    ({"lowercase": "yes"}, "'lowercase' parameter"),
 ])
 def test_shared_text_options_are_validated(name, kwargs, match):
     make, _ = _SHARED[name]
