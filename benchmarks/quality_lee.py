@@ -21,7 +21,7 @@ Families: the weightings alone (bag of words, TF-IDF, log-entropy, BM25); LSI as
 gensim's ``test_lee.py`` (log-entropy, 200 topics; gensim's own pipeline as the reference
 row); LSI with the singular-value power ``TopicModel(method="lsi", eig=p)``; explicit
 semantic analysis (``ExplicitSemanticAnalysis``, the background articles as concepts,
-``top_k`` and the weighting in the grid; the Wikipedia sample as concepts for contrast);
+``topn`` and the weighting in the grid; the Wikipedia sample as concepts for contrast);
 LDA; ``PMIEmbedding``; and the ensemble (``SimilarityEnsemble``'s z-score average,
 :func:`~nlpfeat.text._semantics._similarity_ensemble.zscore_average`) of 2 or 3 members from a pool of
 plain weightings, ESA and LSI settings, z-scored on the selection half. Every model's 1,225
@@ -92,7 +92,7 @@ def esa_family(bg, test, top_ks):
     for weights, params in WEIGHTINGS.items():
         esa = ExplicitSemanticAnalysis(TfidfVectorizer(**params, **TEXT)).fit(bg)
         for k in top_ks:
-            out[f"{weights} top_k={k}"] = cosines(esa.set_params(top_k=k).transform(test))
+            out[f"{weights} topn={k}"] = cosines(esa.set_params(topn=k).transform(test))
     return out
 
 
@@ -104,7 +104,7 @@ def esa_wikipedia(test, top_ks):
     esa = ExplicitSemanticAnalysis(TfidfVectorizer(input="tokens", lowercase=False))
     esa.fit(wiki)
     docs = [preprocess_string(doc) for doc in test]
-    return {f"tf-idf top_k={k}": cosines(esa.set_params(top_k=k).transform(docs))
+    return {f"tf-idf topn={k}": cosines(esa.set_params(topn=k).transform(docs))
             for k in top_ks}
 
 
@@ -252,7 +252,7 @@ def main(argv=None):
     pool = {f"{w}": families["weightings alone (bag of words, TF-IDF, ...)"][w]
             for w in WEIGHTINGS}
     pool.update({f"ESA {k}": v for k, v in esa.items()
-                 if k.endswith(("top_k=50", "top_k=100"))})
+                 if k.endswith(("topn=50", "topn=100"))})
     pool.update({f"LSI {k}": v for k, v in lsi.items() if k.startswith("log-entropy k=200")
                  and k.endswith(("p=1", "p=1.5"))})
     candidates, names = ensemble_candidates(pool, (1, 2, 3))

@@ -34,7 +34,7 @@ Beyond the recipe, fitted on the 300 background articles only (stemmed, stop wor
   TF-IDF, log-entropy and ESA.
 
 Every row above reports the correlation over all 1,225 pairs. Choosing a setting by that
-figure flatters it, so the last table chooses ``top_k`` by ``GridSearchCV`` on half of the
+figure flatters it, so the last table chooses ``topn`` by ``GridSearchCV`` on half of the
 pairs and scores the other half (random halvings; ``SimilarityEnsemble`` takes pairs as
 samples, and an ensemble of one model ranks pairs as that model does). With ``--out`` and
 matplotlib, a scatter plot of model against human similarity is saved for the recipe and
@@ -120,7 +120,7 @@ def beyond_the_recipe(background, n_components, seed):
 
     def esa(weighting):
         return ExplicitSemanticAnalysis(TfidfVectorizer(weighting=weighting, **tokens),
-                                        top_k=100)
+                                        topn=100)
 
     # The members chosen most often by benchmarks/quality_lee.py's held-out protocol.
     members = [("logentropy", TfidfVectorizer(weighting="logentropy", **tokens)),
@@ -137,18 +137,18 @@ def beyond_the_recipe(background, n_components, seed):
 
 
 def held_out_table(models, all_pairs, pairs, human, n_splits, top_ks, seed):
-    """GridSearchCV on half of the pairs (top_k for ESA), scored on the other half."""
-    print(f"\nHeld out: top_k chosen on half of the pairs, scored on the other half "
+    """GridSearchCV on half of the pairs (topn for ESA), scored on the other half."""
+    print(f"\nHeld out: topn chosen on half of the pairs, scored on the other half "
           f"({n_splits} random halvings)")
-    print(f"{'model':<42} {'all pairs':>9} {'held-out':>15}  top_k chosen")
+    print(f"{'model':<42} {'all pairs':>9} {'held-out':>15}  topn chosen")
     cv = ShuffleSplit(n_splits, test_size=0.5, random_state=seed)
     for name, model in models.items():
-        grid = {"esa__top_k": top_ks} if "esa" in model.get_params() else {}
+        grid = {"esa__topn": top_ks} if "esa" in model.get_params() else {}
         search = GridSearchCV(model, grid or {"weights": [None]}, cv=cv, refit=False)
         search.fit(pairs, human)
         scores = [search.cv_results_[f"split{i}_test_score"][search.best_index_]
                   for i in range(n_splits)]
-        chosen = search.best_params_.get("esa__top_k", "-")
+        chosen = search.best_params_.get("esa__topn", "-")
         print(f"{name:<42} {all_pairs[name]:>9.3f} "
               f"{np.mean(scores):>7.3f} ± {np.std(scores):.3f}  {chosen}")
 

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import (
     HasMethods,
+    Hidden,
     Interval,
     Options,
     RealNotInt,
@@ -27,6 +28,7 @@ from sklearn.utils.validation import (
 
 __all__ = [
     "HasMethods",
+    "Hidden",
     "Integral",
     "Interval",
     "Options",

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from nlpfeat._deprecation import DEPRECATED, renamed_value
 from nlpfeat._validation import check_is_fitted, import_optional
 
 __all__ = ["plot_attention", "plot_bandwidth_curve", "plot_nw_fit", "plot_topics"]
@@ -281,7 +282,7 @@ def plot_bandwidth_curve(estimator, ax=None):
     return ax
 
 
-def plot_topics(topic_model, n_words=10, ax=None):
+def plot_topics(topic_model, topn=10, ax=None, *, n_words=DEPRECATED):
     """Horizontal bar charts of each topic's top words and their weights.
 
     Parameters
@@ -289,10 +290,13 @@ def plot_topics(topic_model, n_words=10, ax=None):
     topic_model : fitted :class:`~nlpfeat.text.TopicModel`
         Uses ``components_`` (topics x words), ``top_words`` and, when present,
         ``coherence_`` (shown in each title).
-    n_words : int, default=10
+    topn : int, default=10
         Words per topic.
     ax : array of matplotlib Axes, default=None
         One Axes per topic; a grid is made when None.
+    n_words : default="deprecated"
+        The former name of ``topn`` (nlpfeat's name for a top-k count): still accepted
+        with a ``FutureWarning``, removed in 0.3.
 
     Returns
     -------
@@ -305,10 +309,12 @@ def plot_topics(topic_model, n_words=10, ax=None):
     >>> from nlpfeat.viz import plot_topics
     >>> docs = [sentence.split() for sentence in load_toy_corpus("en").data]
     >>> tm = TopicModel(n_components=2, method="nmf", backend="sklearn", random_state=0)
-    >>> fig = plot_topics(tm.fit(docs), n_words=5)
+    >>> fig = plot_topics(tm.fit(docs), topn=5)
     >>> len(fig.axes)
     2
     """
+    n_words = renamed_value(n_words, topn, old="n_words", new="topn", default=10,
+                            owner="plot_topics")
     plt = _pyplot("plot_topics")
     check_is_fitted(topic_model)
     components = np.asarray(topic_model.components_, dtype=np.float64)

@@ -92,3 +92,46 @@ def test_parameters_after_the_first_are_keyword_only():
         params = list(inspect.signature(est).parameters.values())[1:]
         positional = [p.name for p in params if p.kind is not p.KEYWORD_ONLY]
         assert not positional, f"{est.__name__}: {positional} should be keyword-only"
+
+
+# Other spellings of a top-k count: a public signature may hold them only as the deprecated
+# old name of ``topn`` (default "deprecated"), for one release.
+_TOP_K_SPELLINGS = {"top_k", "topk", "top_n", "n_top", "n_top_words", "n_top_terms",
+                    "n_words", "num_words", "k_top"}
+_PUBLIC_MODULES = ("nlpfeat", "nlpfeat.text", "nlpfeat.text.tokenize", "nlpfeat.kernels",
+                   "nlpfeat.attention", "nlpfeat.attention.functional",
+                   "nlpfeat.attention.layers", "nlpfeat.attention.optim", "nlpfeat.datasets",
+                   "nlpfeat.compare", "nlpfeat.viz")
+
+
+def _public_signatures():
+    """(label, signature) of every public function, class constructor and public method."""
+    import importlib
+
+    for module_name in _PUBLIC_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:                               # an optional dependency
+            continue
+        names = getattr(module, "__all__", [n for n in dir(module) if not n.startswith("_")])
+        for name in names:
+            obj = getattr(module, name, None)
+            members = [(name, obj)] if callable(obj) else []
+            if inspect.isclass(obj):
+                members += [(f"{name}.{attr}", value) for attr, value in vars(obj).items()
+                            if not attr.startswith("_") and callable(value)]
+            for label, member in members:
+                try:
+                    yield f"{module_name}.{label}", inspect.signature(member)
+                except (TypeError, ValueError):
+                    continue
+
+
+def test_the_top_k_count_is_spelled_topn():
+    signatures = list(_public_signatures())
+    assert len(signatures) > 100
+    offenders = [f"{label}({param.name}={param.default!r})"
+                 for label, sig in signatures for param in sig.parameters.values()
+                 if param.name in _TOP_K_SPELLINGS and param.default != "deprecated"]
+    assert not offenders, f"spell the top-k count 'topn' (old names: default 'deprecated'): " \
+                          f"{offenders}"

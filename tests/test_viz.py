@@ -126,7 +126,7 @@ def test_plot_bandwidth_curve_needs_loo(sine):
 def test_plot_topics(tmp_path):
     docs = [doc.lower().split() for doc in load_toy_corpus("en").data]
     tm = TopicModel(n_components=3, method="nmf", backend="sklearn", random_state=0).fit(docs)
-    fig = plot_topics(tm, n_words=6)
+    fig = plot_topics(tm, topn=6)
     assert len(fig.axes) == 3
     for k, ax in enumerate(fig.axes):
         labels = [t.get_text() for t in ax.get_yticklabels()]

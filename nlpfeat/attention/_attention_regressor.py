@@ -66,7 +66,10 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     early_stopping : bool or "auto", default="auto"
         Hold out ``validation_fraction`` of the data, stop when its loss stops improving
         and restore the best parameters. Validation queries attend over the other rows.
-        ``"auto"`` does so from 20 samples on.
+        ``"auto"`` does so from 20 samples on. :class:`SequenceAttentionRegressor`
+        defaults to ``False`` on purpose: these defaults (``max_iter=200``, ``d_k``,
+        ``max_memory``) were tuned with the held-out split, that network's were not, and
+        turning it on there would change fitted models without a deprecation cycle.
     validation_fraction : float, default=0.1
     n_iter_no_change : int, default=10
         Epochs without an improvement of ``tol`` before stopping.
@@ -118,9 +121,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     Cost: each training step scores ``batch_size * max_memory * n_heads`` (query, key)
     pairs, so an epoch costs about ``n_samples * max_memory * n_heads * d_k`` operations;
     early stopping (on by default from 20 samples) usually ends training after 15-25
-    epochs. Measured with the defaults on scikit-learn's diabetes data (354 training
-    rows, 10 features): the Gaussian score fits in about 0.2 s and the additive score
-    with 4 heads in about 2.5 s on a busy 2-core machine, without a ConvergenceWarning.
+    epochs, so the defaults fit small tabular data in seconds without a ConvergenceWarning
+    (timings in ``benchmarks/RESULTS.md``).
 
     With one Gaussian head, ``value_head=False`` and 1-D inputs,
 

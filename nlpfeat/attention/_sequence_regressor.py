@@ -108,7 +108,12 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
         Fraction of the steps with a linear learning-rate warm-up from 0.
     max_grad_norm : float, default=None
         Clip the global gradient norm before each step.
-    early_stopping, validation_fraction, n_iter_no_change, tol
+    early_stopping : bool or "auto", default=False
+        As :class:`AttentionRegressor`, whose default is ``"auto"``; ``False`` here on
+        purpose: this network's defaults were not tuned with a held-out split, so every
+        sample trains for all ``max_iter`` epochs unless asked. Switching the default
+        would follow scikit-learn's practice (a ``FutureWarning`` first).
+    validation_fraction, n_iter_no_change, tol
         As :class:`AttentionRegressor`.
     working_memory : float, default=None
         MiB that the activations of one chunk of samples may take at prediction (None:

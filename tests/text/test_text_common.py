@@ -342,7 +342,7 @@ def _protocol_cases():
     conllu = list(load_dependency_sample("en").data)
     counts = BagOfWords().fit_transform(_TEXTS)            # TermWeighting weighs a count matrix
     return _every_text_estimator() + [
-        (ExplicitSemanticAnalysis(top_k=2).fit(_TEXTS), _TEXTS),
+        (ExplicitSemanticAnalysis(topn=2).fit(_TEXTS), _TEXTS),
         (CountDeviation(max_features=3), _TEXTS),
         (SemanticUnitBagOfWords(_EMB, n_units=2, random_state=0), _TEXTS),
         (DependencyBagOfWords(), conllu[:4]),
@@ -395,3 +395,170 @@ def test_protocol_of_every_text_estimator(case):
     _assert_same_output(piped, out)
     if hasattr(fitted, "get_feature_names_out") and not isinstance(out, list):
         assert len(fitted.get_feature_names_out()) == out.shape[1]
+
+
+# ---- the shared text options, on every estimator that takes them ------------------------------
+# Every token a case below may produce has a vector, so the estimators that look tokens up
+# (pooling, semantic units) show which tokens the options produced.
+_OPTION_TOKENS = ["cat", "cats", "Cat", "the", "猫", "的", "我", "a-b", "a", "b", "c", "ab", "don",
+                  "don't", "n't", "t", "'t", "Hello", "World", "hello", "world", "aa", "bb",
+                  "qq", "rr", "ss", "tt", "running", "run", "-", "'", "\u00a3"]
+_OPTION_VECTORS = {w: [1.0 + i, 1.0] for i, w in enumerate(_OPTION_TOKENS)}
+
+
+def _with_filler(est, docs):
+    """Add a document of four other words (the PMI embedding needs more words than
+    dimensions), in the documents' own form (files: as they are)."""
+    if est.input == "filename":
+        return docs
+    filler = ["qq", "rr", "ss", "tt"]
+    return [*docs, filler if isinstance(docs[0], list) else " ".join(filler)]
+
+
+def _repeated(est, docs):
+    """Each document twice over: word pairs for the collocations even after stop words."""
+    if est.input == "filename":
+        return docs
+    return [doc + doc if isinstance(doc, list) else f"{doc} {doc}" for doc in docs]
+
+
+def _names(est, docs):
+    return {name.split("|", 1)[-1] for name in est.fit(docs).get_feature_names_out()}
+
+
+def _pooled_tokens(est, docs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)     # a document without a known token
+        _, tokens = est.fit(docs).attention_weights(docs, return_tokens=True)
+    return {token for doc in tokens for token in doc}
+
+
+def _shared_option_cases():
+    """name -> (factory of the estimator given text options, tokens its fit produced)."""
+    from nlpfeat.text import (
+        Collocations,
+        CountDeviation,
+        KernelAttentionPooling,
+        LocallyWeightedBagOfWords,
+        PMIEmbedding,
+        SemanticUnitBagOfWords,
+    )
+
+    return {
+        "BagOfWords": (BagOfWords, _names),
+        "PositionalBagOfWords": (PositionalBagOfWords, _names),
+        "TfidfVectorizer": (TfidfVectorizer, _names),
+        "LocallyWeightedBagOfWords": (
+            lambda **kw: LocallyWeightedBagOfWords(n_positions=2, **kw), _names),
+        "CountDeviation": (lambda **kw: CountDeviation(max_features=50, **kw), _names),
+        "Collocations": (
+            lambda **kw: Collocations("pmi", min_count=1, **kw),
+            lambda est, docs: {w for pair, _ in est.fit(_repeated(est, docs)).scores_ for w in pair}),
+        "PMIEmbedding": (
+            lambda **kw: PMIEmbedding(1, window=2, min_count=1, random_state=0, **kw),
+            lambda est, docs: set(est.fit(_with_filler(est, docs)).vocabulary_)),
+        "KernelAttentionPooling": (
+            lambda **kw: KernelAttentionPooling(_OPTION_VECTORS, bandwidth=1.0, **kw),
+            _pooled_tokens),
+        "SemanticUnitBagOfWords": (
+            lambda **kw: SemanticUnitBagOfWords(_OPTION_VECTORS, n_units=1, unknown="keep",
+                                                random_state=0, **kw),
+            lambda est, docs: set(est.fit(docs).unit_of_word_)),
+    }
+
+
+_SHARED = _shared_option_cases()
+
+
+@pytest.mark.parametrize("name", _SHARED)
+@pytest.mark.parametrize(
+    "kwargs, doc, present, absent",
+    [
+        ({"stop_words": "english"}, "the cat", "cat", "the"),
+        ({"stop_words": "chinese"}, "我的猫", "猫", "的"),
+        ({"stop_words": ["cat"]}, "the cat", "the", "cat"),
+        ({"stemmer": "snowball"}, "running cats", "cat", "cats"),
+        ({"lowercase": False}, "Cat", "Cat", "cat"),
+        ({"tokenizer": "whitespace"}, "a-b c", "a-b", "b"),
+        ({"tokenizer": "wordpunct"}, "don't", "don", "don't"),
+        ({"tokenizer": "treebank"}, "don't", "n't", "don"),
+        ({"tokenizer": str.split, "token_pattern": None}, "a-b c", "a-b", "b"),
+        ({"token_pattern": r"\S+"}, "a-b c", "a-b", "ab"),
+        ({"input": "tokens"}, ["Hello", "World"], "hello", "Hello"),
+        ({"input": "tokens", "lowercase": False}, ["Hello", "World"], "Hello", "hello"),
+    ],
+)
+def test_shared_text_options_apply(name, kwargs, doc, present, absent):
+    make, seen = _SHARED[name]
+    tokens = seen(make(**kwargs), [doc])
+    assert present in tokens and absent not in tokens, tokens
+
+
+@pytest.mark.parametrize("name", _SHARED)
+@pytest.mark.parametrize("kwargs, match", [
+    ({"tokenizer": "spacy"}, "'tokenizer' parameter"),
+    ({"stemmer": "lancaster"}, "'stemmer' parameter"),
+    ({"stop_words": "french"}, "'stop_words' parameter"),
+    ({"input": "url"}, "'input' parameter"),
+    ({"decode_error": "replace_all"}, "'decode_error' parameter"),
+    ({"lowercase": "yes"}, "'lowercase' parameter"),
+])
+def test_shared_text_options_are_validated(name, kwargs, match):
+    make, _ = _SHARED[name]
+    with pytest.raises(ValueError, match=match):
+        make(**kwargs).fit(["aa bb", "bb aa"])
+
+
+@pytest.mark.parametrize("name", _SHARED)
+def test_shared_bad_documents(name):
+    make, _ = _SHARED[name]
+    with pytest.raises(ValueError, match="Empty corpus"):
+        make().fit([])
+    with pytest.raises((ValueError, TypeError), match="string"):
+        make().fit("one document")
+    with pytest.raises(TypeError, match="Document 1 is of type NoneType"):
+        make().fit(["aa bb", None])
+
+
+@pytest.mark.parametrize("name", _SHARED)
+def test_shared_encoding_and_decode_error(name, tmp_path):
+    make, seen = _SHARED[name]
+    with pytest.raises(UnicodeDecodeError, match="document 1"):
+        make().fit(["aa bb", b"\xa3 bb aa"])
+    assert "bb" in seen(make(decode_error="ignore"), ["aa bb", b"\xa3 bb aa"])
+    path = tmp_path / "latin.txt"
+    path.write_bytes("\u00a3 bb aa \u00a3 bb aa qq rr ss tt".encode("latin-1"))
+    assert "\u00a3" in seen(make(input="filename", encoding="latin-1", token_pattern=r"\S+"),
+                            [str(path)])
+
+
+# These four do not run TextMixin's settings check (_check_text_params) in fit yet: a known
+# gap of the shared fit prologue (issue 24), kept visible here until it has one home.
+_NO_SETTINGS_CHECK = {"LocallyWeightedBagOfWords", "Collocations", "PMIEmbedding",
+                      "KernelAttentionPooling"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="no settings check yet"))
+    if name in _NO_SETTINGS_CHECK else name for name in _SHARED])
+def test_shared_unused_token_pattern_warns(name):
+    make, seen = _SHARED[name]
+    with pytest.warns(UserWarning, match="token_pattern='x' is not used"):
+        seen(make(tokenizer="whitespace", token_pattern="x"), ["aa bb"])
+
+
+def test_dependency_bag_of_words_shared_options():
+    """The options of a CoNLL-U reader: input, encoding, decode_error, lowercase."""
+    from nlpfeat.datasets import load_dependency_sample
+    from nlpfeat.text import DependencyBagOfWords
+
+    docs = list(load_dependency_sample("en").data)[:3]
+    lower = DependencyBagOfWords().fit(docs).get_feature_names_out()
+    kept = DependencyBagOfWords(lowercase=False).fit(docs).get_feature_names_out()
+    assert set(kept) != set(lower)
+    assert any(n != n.lower() for n in set(kept) - set(lower))
+    with pytest.raises(ValueError, match="'input' parameter"):
+        DependencyBagOfWords(input="url").fit(docs)
+    encoded = [doc.encode("utf-8") for doc in docs]
+    np.testing.assert_array_equal(DependencyBagOfWords().fit_transform(encoded).toarray(),
+                                  DependencyBagOfWords().fit_transform(docs).toarray())

@@ -21,6 +21,7 @@ then only the pairs of the kept terms, spilled to disk and merged once, in linea
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_value
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._base._documents import check_corpus_type, check_document_tokens
 from nlpfeat.text._base._tokenize import TOKENIZERS
@@ -337,7 +338,8 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
         "docs": "no_validation",
         "window": [Interval(Integral, 1, None, closed="left")],
         "symmetric": ["boolean"],
-        "weighting": [StrOptions({"uniform", "harmonic"})],
+        "context_weighting": [StrOptions({"uniform", "harmonic"})],
+        "weighting": deprecated_constraint([StrOptions({"uniform", "harmonic"})]),
         "vocabulary": [dict, list, tuple, None],
         "min_count": [Interval(Integral, 1, None, closed="left")],
         "tokenizer": [StrOptions(set(TOKENIZERS)), callable],
@@ -346,8 +348,9 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     },
     prefer_skip_nested_validation=True,
 )
-def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabulary=None,
-                 min_count=1, tokenizer="regexp", working_memory=None, prune_at=None):
+def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
+                 vocabulary=None, min_count=1, tokenizer="regexp", working_memory=None,
+                 prune_at=None, weighting=DEPRECATED):
     """Count how often each word occurs within ``window`` tokens of each other word.
 
     Parameters
@@ -362,7 +365,7 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
     symmetric : bool, default=True
         Count contexts on both sides (the matrix is symmetric); False counts only the
         contexts after the word (``counts[w, c]``: c follows w).
-    weighting : {"uniform", "harmonic"}, default="uniform"
+    context_weighting : {"uniform", "harmonic"}, default="uniform"
         Each pair adds 1, or ``1 / distance`` (word2vec-style dynamic window).
     vocabulary : dict or list of str, default=None
         Fixed terms (dict term -> index, or a list); other tokens are ignored (they still
@@ -394,6 +397,9 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
         a dropped term seen again starts from zero, so terms (and their pairs) near the
         pruning threshold are undercounted or lost, and the result depends on the chunk
         boundaries. None (the default) never prunes: every count is exact.
+    weighting : default="deprecated"
+        The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
+        :class:`TermWeighting`): still accepted with a ``FutureWarning``, removed in 0.3.
 
     Returns
     -------
@@ -421,6 +427,9 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
            [1, 2, 0]])
     """
     check_corpus_type(docs)
+    context_weighting = renamed_value(weighting, context_weighting, old="weighting",
+                                      new="context_weighting", default="uniform",
+                                      owner="cooccurrence")
     if isinstance(vocabulary, (list, tuple)):
         vocabulary = {term: i for i, term in enumerate(vocabulary)}
     if vocabulary is not None and sorted(vocabulary.values()) != list(range(len(vocabulary))):
@@ -434,7 +443,7 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
                             f"({bad!r}); every term must be a str, as the tokens are.")
     from nlpfeat.text._base._tokenize import get_tokenizer
 
-    return count_cooccurrence(docs, window, symmetric=symmetric, weighting=weighting,
+    return count_cooccurrence(docs, window, symmetric=symmetric, weighting=context_weighting,
                               vocabulary=vocabulary, min_count=min_count,
                               tokenize=get_tokenizer(tokenizer), working_memory=working_memory,
                               prune_at=prune_at)

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -74,9 +75,11 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         A kernel of :mod:`nlpfeat.kernels` (see ``available_kernels()``) or ``k(u)``.
     bandwidth : float, default=0.2
         Kernel scale in units of the document length (the paper's sigma).
-    pooling : {"concat", "mean"}, default="concat"
-        ``"concat"``: the local histograms side by side, features ``"p<j>|<term>"``;
-        ``"mean"``: their average, features ``"<term>"`` (sums to 1 per document).
+    combine : {"concat", "mean"}, default="concat"
+        How the local histograms make the features: ``"concat"``, side by side, features
+        ``"p<j>|<term>"``; ``"mean"``, their average, features ``"<term>"`` (sums to 1 per
+        document). Not ``pooling``, which in nlpfeat pools token vectors into a document
+        vector (:class:`PMIEmbedding`, :class:`KernelAttentionPooling`).
     min_df, max_df, max_features, vocabulary
         Vocabulary options, as in ``BagOfWords`` / scikit-learn's ``CountVectorizer``.
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
@@ -94,6 +97,9 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         round-off (1e-12 in the tests). Most of
         the time of ``transform`` goes to grouping tokens by term and building the
         sparse matrix, which both engines share.
+    pooling : default="deprecated"
+        The former name of ``combine``: still accepted with a ``FutureWarning``, removed
+        in 0.3.
 
     Attributes
     ----------
@@ -152,7 +158,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         "n_positions": [Interval(Integral, 1, None, closed="left")],
         "kernel": [str, callable, Kernel],
         "bandwidth": [Interval(Real, 0, None, closed="neither")],
-        "pooling": [StrOptions({"concat", "mean"})],
+        "combine": [StrOptions({"concat", "mean"})],
+        "pooling": deprecated_constraint([StrOptions({"concat", "mean"})]),
         **{name: COUNTING_PARAMETER_CONSTRAINTS[name]
            for name in ("min_df", "max_df", "max_features", "vocabulary")},
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
@@ -160,15 +167,15 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
     }
 
-    def __init__(self, *, n_positions=5, kernel="gaussian", bandwidth=0.2, pooling="concat",
+    def __init__(self, *, n_positions=5, kernel="gaussian", bandwidth=0.2, combine="concat",
                  min_df=1, max_df=1.0, max_features=None, vocabulary=None, input="content",
                  encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
                  token_pattern=None, stemmer=None, stop_words=None, working_memory=None,
-                 engine="auto"):
+                 engine="auto", pooling=DEPRECATED):
         self.n_positions = n_positions
         self.kernel = kernel
         self.bandwidth = bandwidth
-        self.pooling = pooling
+        self.combine = combine
         self.min_df = min_df
         self.max_df = max_df
         self.max_features = max_features
@@ -183,6 +190,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         self.stop_words = stop_words
         self.working_memory = working_memory
         self.engine = engine
+        self.pooling = pooling
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -213,6 +221,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
 
     def _fit(self, X):
         get_kernel(self.kernel)  # unknown names raise here, listing the valid ones
+        renamed_param(self, "pooling", "combine")     # warns now, read by transform
         check_df_bounds(self.min_df, self.max_df)
         docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
@@ -244,7 +253,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         Returns
         -------
         X_new : scipy.sparse.csr_matrix of shape (n_documents, n_features_out)
-            ``n_positions * n_terms`` columns (``pooling="concat"``) or ``n_terms``.
+            ``n_positions * n_terms`` columns (``combine="concat"``) or ``n_terms``.
         """
         check_is_fitted(self, "vocabulary_")
         return self._lowbow(self._token_lists(X))
@@ -252,7 +261,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
     def _lowbow(self, docs):
         ids, offsets, _ = lookup_ids(docs, self.vocabulary_)
         kern, mu, n_terms = get_kernel(self.kernel), self.positions_, len(self.vocabulary_)
-        n_cols = len(mu) * n_terms if self.pooling == "concat" else n_terms
+        combine = renamed_param(self, "pooling", "combine")
+        n_cols = len(mu) * n_terms if combine == "concat" else n_terms
         row_bytes = 8 * 8 * len(mu)
         span = chunk_n_rows(row_bytes, max(int(offsets[-1]), 1), self.working_memory)
         parts = []
@@ -260,11 +270,11 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
             chunk_ids = ids[offsets[first]:offsets[stop]]
             if len(chunk_ids) > span:        # one document longer than the budget: by spans
                 parts.append(_long_document_entries(chunk_ids, first, mu, kern,
-                                                    self.bandwidth, n_terms, self.pooling, span))
+                                                    self.bandwidth, n_terms, combine, span))
             else:
                 parts.append(_histogram_entries(chunk_ids, first,
                                                 offsets[first:stop + 1] - offsets[first], mu,
-                                                kern, self.bandwidth, n_terms, self.pooling,
+                                                kern, self.bandwidth, n_terms, combine,
                                                 self.engine_))
         rows, cols, data = (np.concatenate([p[k] for p in parts] or [np.zeros(0, int)])
                             for k in range(3))
@@ -273,7 +283,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         return sp.csr_matrix((data.astype(np.float64), (rows, cols)), shape=(len(docs), n_cols))
 
     def get_feature_names_out(self, input_features=None):
-        """Output feature names: ``"p<j>|<term>"`` (``pooling="concat"``) or ``"<term>"``.
+        """Output feature names: ``"p<j>|<term>"`` (``combine="concat"``) or ``"<term>"``.
 
         Parameters
         ----------
@@ -286,7 +296,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "vocabulary_")
         terms = terms_in_column_order(self.vocabulary_)
-        if self.pooling == "mean":
+        if renamed_param(self, "pooling", "combine") == "mean":
             return np.asarray(terms, dtype=object)
         return np.asarray([f"p{j}|{term}" for j in range(len(self.positions_)) for term in terms],
                           dtype=object)

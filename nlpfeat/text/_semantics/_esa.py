@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.preprocessing import normalize
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
+from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
 from nlpfeat._validation import (
     HasMethods,
     Integral,
@@ -110,14 +111,14 @@ def prune_inverted_index(C, window, drop):
     return pruned.tocsr()
 
 
-def explicit_semantic_vectors(D, C, top_k, *, working_memory=None, n_jobs=None):
-    """Cosine similarity of each row of ``D`` to each row of ``C``, top ``top_k`` per row.
+def explicit_semantic_vectors(D, C, topn, *, working_memory=None, n_jobs=None):
+    """Cosine similarity of each row of ``D`` to each row of ``C``, top ``topn`` per row.
 
     Parameters
     ----------
     D : sparse matrix of shape (n_documents, n_terms), rows of unit L2 norm (or zero)
     C : sparse matrix of shape (n_concepts, n_terms), rows of unit L2 norm (or zero)
-    top_k : int or None
+    topn : int or None
     working_memory : float, default=None
         MiB per chunk of documents (counted as dense rows of ``n_concepts`` floats).
     n_jobs : int, default=None
@@ -129,7 +130,7 @@ def explicit_semantic_vectors(D, C, top_k, *, working_memory=None, n_jobs=None):
     vectors : scipy.sparse.csr_matrix of shape (n_documents, n_concepts)
     """
     Ct = sp.csc_matrix(C.T)                               # (n_terms, n_concepts)
-    chunks = map_chunks(lambda rows: top_k_per_row(D[rows] @ Ct, top_k),
+    chunks = map_chunks(lambda rows: top_k_per_row(D[rows] @ Ct, topn),
                         gen_row_chunks(D.shape[0], 8 * C.shape[0], working_memory),
                         n_jobs=n_jobs)
     if not chunks:
@@ -143,7 +144,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
     ``fit`` weights a concept corpus (one document per concept: Wikipedia articles in the
     original, any in-domain collection here) with ``vectorizer``; ``transform`` weights each
     document the same way and returns its cosine similarity to every concept, keeping the
-    ``top_k`` largest per document. The output is a sparse (n_documents, n_concepts)
+    ``topn`` largest per document. The output is a sparse (n_documents, n_concepts)
     matrix whose columns are named by the concepts.
 
     Parameters
@@ -160,7 +161,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         BM25 queries against TF-IDF concepts). It is given the concept vocabulary
         (``vocabulary=``) and fitted on the concept corpus, which is then read into a
         list once. ``None``: ``vectorizer`` weights both sides.
-    top_k : int or None, default=100
+    topn : int or None, default=100
         Concepts kept per document (the largest similarities; ties go to the lower
         column). ``None`` keeps all of them.
     prune_window : int or None, default=None
@@ -181,6 +182,9 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
     n_jobs : int, default=None
         Threads over the chunks of documents in ``transform`` (None: 1, -1: all cores);
         the result does not depend on it.
+    top_k : int or None, default="deprecated"
+        The former name of ``topn`` (nlpfeat's name for a top-k count everywhere): still
+        accepted with a ``FutureWarning``, removed in 0.3.
 
     Attributes
     ----------
@@ -202,11 +206,11 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
     Notes
     -----
     With unit vectors :math:`d` (document) and :math:`c_j` (concept ``j``), the output is
-    :math:`e_j = d \\cdot c_j` for the ``top_k`` largest :math:`e_j`, zero elsewhere; the
+    :math:`e_j = d \\cdot c_j` for the ``topn`` largest :math:`e_j`, zero elsewhere; the
     similarity of two documents is then the cosine of their :math:`e`. On Lee's benchmark,
     with the 300 background articles as concepts, TF-IDF weights (stop words removed,
-    Porter stems) and ``top_k=100``, it correlates 0.664 with people over all 1,225
-    pairs, against 0.606 for log-entropy LSI; with the weighting and ``top_k`` chosen on
+    Porter stems) and ``topn=100``, it correlates 0.664 with people over all 1,225
+    pairs, against 0.606 for log-entropy LSI; with the weighting and ``topn`` chosen on
     half of the pairs and scored on the other half, 0.656 (``benchmarks/quality_lee.py``).
     Concepts from another domain help less: the 250 Wikipedia articles of
     ``load_wiki_sample`` as concepts give 0.34.
@@ -221,7 +225,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
     >>> from nlpfeat.text import ExplicitSemanticAnalysis
     >>> concepts = ["a cat or a dog is a pet", "stocks and bonds are investments",
     ...             "the dog barked at the cat"]
-    >>> esa = ExplicitSemanticAnalysis(top_k=2, concept_names=["pets", "finance", "barking"])
+    >>> esa = ExplicitSemanticAnalysis(topn=2, concept_names=["pets", "finance", "barking"])
     >>> X = esa.fit(concepts).transform(["my dog likes the cat", "bonds pay interest",
     ...                                  "a pet bird"])
     >>> esa.get_feature_names_out().tolist()
@@ -236,7 +240,8 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         "vectorizer": [HasMethods(["fit_transform", "transform"]),
                        StrOptions({"passthrough"}), None],
         "document_vectorizer": [HasMethods(["fit", "transform"]), None],
-        "top_k": [Interval(Integral, 1, None, closed="left"), None],
+        "topn": [Interval(Integral, 1, None, closed="left"), None],
+        "top_k": deprecated_constraint([Interval(Integral, 1, None, closed="left"), None]),
         "prune_window": [Interval(Integral, 2, None, closed="left"), None],
         "prune_drop": [Interval(Real, 0, 1, closed="neither")],
         "concept_names": ["array-like", None],
@@ -245,18 +250,19 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, vectorizer=None, *, document_vectorizer=None, top_k=100,
+    def __init__(self, vectorizer=None, *, document_vectorizer=None, topn=100,
                  prune_window=None, prune_drop=0.05, concept_names=None, norm=None,
-                 working_memory=None, n_jobs=None):
+                 working_memory=None, n_jobs=None, top_k=DEPRECATED):
         self.vectorizer = vectorizer
         self.document_vectorizer = document_vectorizer
-        self.top_k = top_k
+        self.topn = topn
         self.prune_window = prune_window
         self.prune_drop = prune_drop
         self.concept_names = concept_names
         self.norm = norm
         self.working_memory = working_memory
         self.n_jobs = n_jobs
+        self.top_k = top_k
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -286,6 +292,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         """
         for name in ("vectorizer_", "document_vectorizer_"):
             self.__dict__.pop(name, None)
+        renamed_param(self, "top_k", "topn")                # warns now, read by transform
         if self._passthrough():
             if self.document_vectorizer is not None:
                 raise ValueError("document_vectorizer needs a vectorizer that reads text; "
@@ -343,7 +350,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         return normalize(sp.csr_matrix(D, dtype=np.float64))
 
     def transform(self, X):
-        """Similarity of each document of ``X`` to each concept, ``top_k`` kept per document.
+        """Similarity of each document of ``X`` to each concept, ``topn`` kept per document.
 
         Parameters
         ----------
@@ -356,7 +363,8 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
             Zero rows for documents without a term of the concept vocabulary.
         """
         check_is_fitted(self, "concepts_")
-        E = explicit_semantic_vectors(self._document_matrix(X), self.concepts_, self.top_k,
+        topn = renamed_param(self, "top_k", "topn")
+        E = explicit_semantic_vectors(self._document_matrix(X), self.concepts_, topn,
                                       working_memory=self.working_memory, n_jobs=self.n_jobs)
         return E if self.norm is None else normalize(E, norm=self.norm)
 

@@ -11,6 +11,7 @@ from sklearn.base import (
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
+from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -154,18 +155,18 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     n_components : int, default=100
         Dimension of the word vectors; must be below the vocabulary size.
     window : int, default=5
-        Context window, in tokens on each side.
+        Largest distance, in tokens, between a word and a context word (on each side; as
+        gensim's ``Word2Vec(window=)``).
     min_count : int, default=5
         Words seen fewer times are dropped from the vocabulary.
     alpha : float, default=0.75
         Context-distribution smoothing (see :func:`nlpfeat.text.pmi`). Must be > 0.
     eig : float, default=0.5
-        Weight of the singular values: ``W = U S^eig`` (0: ``U`` alone, 1: ``U S``).
-        On Lee's document benchmark (200 dimensions, ``pooling="tfidf"``, fitted on the
-        background articles) 0.5 also beats 0 and 1: Pearson 0.579 against 0.563 and 0.537.
+        Weight of the singular values: ``W = U S^eig`` (0: ``U`` alone, 1: ``U S``);
+        0.5 also scores best on Lee's document benchmark (``benchmarks/RESULTS.md``).
     shift : float, default=1
         Shifted PPMI ``max(PMI - log shift, 0)``; 1 means no shift.
-    weighting : {"uniform", "harmonic"}, default="uniform"
+    context_weighting : {"uniform", "harmonic"}, default="uniform"
         Weight of a context at distance d: 1 or 1/d.
     pooling : {"mean", "tfidf", "attention"}, default="mean"
         Document vector: the mean of its word vectors (one term per occurrence), their
@@ -182,9 +183,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         about 1e-6 relative (see ``benchmarks/RESULTS.md``).
     n_iter : int, default=5
         Power iterations of the randomized SVD (scikit-learn's ``TruncatedSVD`` default);
-        each costs two sparse products (about 0.15 s on the Wikipedia sample) and
-        sharpens the trailing singular vectors (10 iterations raised the SimLex-999 score
-        from 0.271 to 0.280 in ``benchmarks/quality_wordsim.py``).
+        each costs two sparse products and sharpens the trailing singular vectors (figures
+        in ``benchmarks/RESULTS.md``).
     random_state : int, RandomState instance or None, default=None
         Seeds the randomized SVD.
     working_memory : float, default=None
@@ -198,6 +198,10 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         pruning threshold. None (the default) never prunes: every count is exact.
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+    weighting : default="deprecated"
+        The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
+        :class:`~nlpfeat.text.TermWeighting`): still accepted with a ``FutureWarning``,
+        removed in 0.3.
 
     Attributes
     ----------
@@ -233,9 +237,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     model: the vocabulary, the upper triangle of the symmetric counts of the kept words
     (8 bytes per stored pair; the PPMI matrix is never built: the SVD's products compute
     it from the counts on the fly) and at most four dense ``n_words x (n_components +
-    10)`` float64 blocks for the SVD (its basis and the projection): on the synthetic
-    100M-token corpus of ``benchmarks/bench_scale.py`` (915,682 words kept, 170M stored
-    pairs) ``PMIEmbedding(100).fit`` peaked at 3.4 GiB of resident memory.
+    10)`` float64 blocks for the SVD (its basis and the projection); the peak measured on
+    a 100M-token corpus is in ``benchmarks/RESULTS.md``.
     ``pooling="attention"`` is the exception: it holds the training documents' token
     lists. ``partial_fit`` adds batches (counts are sums; it keeps a table of every
     distinct pair, 16 bytes each, rare words included), and a ``dask.bag.Bag`` of
@@ -268,7 +271,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "eig": [Interval(Real, None, None, closed="neither")],
         "shift": [Interval(Real, 1, None, closed="left")],
-        "weighting": [StrOptions({"uniform", "harmonic"})],
+        "context_weighting": [StrOptions({"uniform", "harmonic"})],
+        "weighting": deprecated_constraint([StrOptions({"uniform", "harmonic"})]),
         "pooling": [StrOptions({"mean", "tfidf", "attention"})],
         "dtype": [Options(type, {np.float64, np.float32})],
         "n_iter": [Interval(Integral, 0, None, closed="left")],
@@ -278,18 +282,18 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     }
 
     def __init__(self, n_components=100, *, window=5, min_count=5, alpha=0.75, eig=0.5,
-                 shift=1, weighting="uniform", pooling="mean", dtype=np.float64, n_iter=5,
-                 random_state=None, working_memory=None, prune_at=None, input="content",
-                 encoding="utf-8",
-                 decode_error="strict", lowercase=True, tokenizer="regexp",
-                 token_pattern=None, stemmer=None, stop_words=None):
+                 shift=1, context_weighting="uniform", pooling="mean", dtype=np.float64,
+                 n_iter=5, random_state=None, working_memory=None, prune_at=None,
+                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
+                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
+                 weighting=DEPRECATED):
         self.n_components = n_components
         self.window = window
         self.min_count = min_count
         self.alpha = alpha
         self.eig = eig
         self.shift = shift
-        self.weighting = weighting
+        self.context_weighting = context_weighting
         self.pooling = pooling
         self.dtype = dtype
         self.n_iter = n_iter
@@ -304,6 +308,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self.token_pattern = token_pattern
         self.stemmer = stemmer
         self.stop_words = stop_words
+        self.weighting = weighting
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -426,7 +431,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                             f"machine. Use pooling='mean' or 'tfidf' on a bag.")
 
     def _new_counts(self):
-        return PairCounts(self.window, weighting=self.weighting, document_frequency=True,
+        weighting = renamed_param(self, "weighting", "context_weighting")
+        return PairCounts(self.window, weighting=weighting, document_frequency=True,
                           prune_at=self.prune_at)
 
     def _token_stream(self, X):

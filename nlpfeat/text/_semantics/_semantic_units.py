@@ -5,6 +5,7 @@ vectors merges such words into one unit and shrinks the feature space. Distribut
 vectors (PMI, word2vec) group *substitutable* words, which includes antonyms ("a good/bad
 person"), so the units must be inspected: ``units_`` lists them.
 """
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -12,6 +13,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 
+from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -76,7 +78,7 @@ class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    embedding : PMIEmbedding, gensim KeyedVectors, mapping of str to vector or None, \
+    embeddings : PMIEmbedding, gensim KeyedVectors, mapping of str to vector or None, \
 default=None
         Where the word vectors come from. A fitted :class:`~nlpfeat.text.PMIEmbedding`,
         a gensim ``KeyedVectors`` or a ``{word: vector}`` mapping is used as is; an unfitted
@@ -91,13 +93,17 @@ default=None
     unknown : {"drop", "keep"}, default="drop"
         Tokens of words that have no vector: ignored, or counted as units of their own
         (one per such word of the training corpus).
-    n_top_words : int, default=3
+    topn : int, default=3
         Words (most frequent first) in each unit's feature name, ``good/bad/great``.
     random_state : int, RandomState instance or None, default=None
-        Seeds k-means and the PMIEmbedding fitted when ``embedding`` is None.
+        Seeds k-means and the PMIEmbedding fitted when ``embeddings`` is None.
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         As in :class:`~nlpfeat.text.BagOfWords`.
     dtype : numpy dtype, default=np.int64
+    embedding, n_top_words : default="deprecated"
+        The former names of ``embeddings`` (spelled as in
+        :class:`~nlpfeat.text.KernelAttentionPooling`) and ``topn`` (nlpfeat's name for a
+        top-k count): still accepted with a ``FutureWarning``, removed in 0.3.
 
     Attributes
     ----------
@@ -108,8 +114,9 @@ default=None
     n_clustered_ : int
         Number of units that are clusters (the first columns); with ``unknown="keep"`` the
         others are single unknown words.
-    embedding_ : PMIEmbedding
-        The embedding fitted here (only when ``embedding`` is None or unfitted).
+    embeddings_estimator_ : PMIEmbedding
+        The embedding fitted here (only when ``embeddings`` is None or unfitted); its
+        former name ``embedding_`` still works, with a ``FutureWarning``.
 
     See Also
     --------
@@ -124,8 +131,8 @@ default=None
 
     scikit-learn's ``clone`` (used by ``cross_val_score``, ``GridSearchCV``) returns an
     *unfitted* copy of an estimator parameter, so a fitted ``PMIEmbedding`` passed as
-    ``embedding`` is refitted on each training fold there; pass
-    ``embedding.to_keyedvectors()`` or a ``{word: vector}`` dict to keep fixed vectors.
+    ``embeddings`` is refitted on each training fold there; pass
+    ``embeddings.to_keyedvectors()`` or a ``{word: vector}`` dict to keep fixed vectors.
 
     Examples
     --------
@@ -144,24 +151,27 @@ default=None
 
     _parameter_constraints = {
         **{key: TEXT_PARAMETER_CONSTRAINTS[key] for key in _TEXT_OPTIONS},
-        "embedding": "no_validation",       # checked in fit: duck-typed
+        "embeddings": "no_validation",      # checked in fit: duck-typed
+        "embedding": "no_validation",
         "n_units": [Interval(Integral, 1, None, closed="left")],
         "clustering": [StrOptions({"kmeans", "agglomerative"})],
         "unknown": [StrOptions({"drop", "keep"})],
-        "n_top_words": [Interval(Integral, 1, None, closed="left")],
+        "topn": [Interval(Integral, 1, None, closed="left")],
+        "n_top_words": deprecated_constraint([Interval(Integral, 1, None, closed="left")]),
         "random_state": ["random_state"],
         "dtype": "no_validation",
     }
 
-    def __init__(self, embedding=None, *, n_units=100, clustering="kmeans", unknown="drop",
-                 n_top_words=3, random_state=None, input="content", encoding="utf-8",
+    def __init__(self, embeddings=None, *, n_units=100, clustering="kmeans", unknown="drop",
+                 topn=3, random_state=None, input="content", encoding="utf-8",
                  decode_error="strict", lowercase=True, tokenizer="regexp", token_pattern=None,
-                 stemmer=None, stop_words=None, dtype=np.int64):
-        self.embedding = embedding
+                 stemmer=None, stop_words=None, dtype=np.int64, embedding=DEPRECATED,
+                 n_top_words=DEPRECATED):
+        self.embeddings = embeddings
         self.n_units = n_units
         self.clustering = clustering
         self.unknown = unknown
-        self.n_top_words = n_top_words
+        self.topn = topn
         self.random_state = random_state
         self.input = input
         self.encoding = encoding
@@ -172,22 +182,34 @@ default=None
         self.stemmer = stemmer
         self.stop_words = stop_words
         self.dtype = dtype
+        self.embedding = embedding
+        self.n_top_words = n_top_words
 
     # ngram_range/analyzer are not options here: words, not n-grams, have vectors
     ngram_range, analyzer = (1, 1), "word"
 
+    @property
+    def embedding_(self):
+        """Deprecated name of ``embeddings_estimator_``."""
+        value = self.embeddings_estimator_
+        warnings.warn("SemanticUnitBagOfWords: the attribute 'embedding_' was renamed "
+                      "'embeddings_estimator_'; the old name will be removed in 0.3.",
+                      FutureWarning, stacklevel=2)
+        return value
+
     def _vectors(self, docs, words, rng):
-        embedding = self.embedding
+        embedding = renamed_param(self, "embedding", "embeddings")
         if embedding is None:
             embedding = PMIEmbedding(random_state=rng)
         if isinstance(embedding, PMIEmbedding) and not hasattr(embedding, "embeddings_"):
-            self.embedding_ = clone(embedding).set_params(
+            self.embeddings_estimator_ = clone(embedding).set_params(
                 input="tokens", lowercase=False, stop_words=None, stemmer=None).fit(docs)
-            embedding = self.embedding_
+            embedding = self.embeddings_estimator_
         return _lookup(embedding, words)
 
     def _fit(self, X):
         self._check_text_params()
+        renamed_param(self, "n_top_words", "topn")     # warns now, read by the names
         rng = check_random_state(self.random_state)
         docs = self._token_lists(X)
         check_corpus_nonempty(len(docs))
@@ -288,7 +310,7 @@ default=None
         return self._count(self._token_lists(X))
 
     def get_feature_names_out(self, input_features=None):
-        """Each unit's ``n_top_words`` most frequent words joined by ``/``.
+        """Each unit's ``topn`` most frequent words joined by ``/``.
 
         Parameters
         ----------
@@ -299,5 +321,6 @@ default=None
         feature_names_out : ndarray of str objects
         """
         check_is_fitted(self, "unit_of_word_")
-        return np.asarray(["/".join(unit[: self.n_top_words]) for unit in self.units_],
+        topn = renamed_param(self, "n_top_words", "topn")
+        return np.asarray(["/".join(unit[:topn]) for unit in self.units_],
                           dtype=object)

@@ -112,7 +112,7 @@ class SimilarityEnsemble(BaseEstimator):
     training pairs; ``predict`` returns the weighted mean of the standardised similarities
     and ``score`` its Pearson correlation with human ratings. Pairs are the samples, so
     ``GridSearchCV`` selects members (``"drop"`` removes one) and their parameters
-    (``"esa__top_k"``) on some rated pairs and scores the others.
+    (``"esa__topn"``) on some rated pairs and scores the others.
 
     Parameters
     ----------
@@ -150,7 +150,7 @@ class SimilarityEnsemble(BaseEstimator):
     For pair :math:`(a, b)` and members :math:`m` with weights :math:`w_m` (summing to 1),
     :math:`s(a, b) = \\sum_m w_m (\\cos_m(a, b) - \\mu_m) / \\sigma_m`. With one member
     the ranking of pairs is that member's. On Lee's benchmark, log-entropy vectors and
-    two ESA models (TF-IDF and log-entropy concepts, ``top_k=100``) averaged this way
+    two ESA models (TF-IDF and log-entropy concepts, ``topn=100``) averaged this way
     correlate 0.709 with people over all pairs, every member alone at most 0.664; with
     the members chosen on half of the pairs and scored on the other half, 0.698
     (``benchmarks/quality_lee.py``).
@@ -164,10 +164,10 @@ class SimilarityEnsemble(BaseEstimator):
     >>> pairs = [("my cat", "my dog"), ("my cat", "stock prices"),
     ...          ("bonds", "stocks and bonds")]
     >>> ens = SimilarityEnsemble([("tfidf", TfidfVectorizer()),
-    ...                           ("esa", ExplicitSemanticAnalysis(top_k=2))], corpus=corpus)
+    ...                           ("esa", ExplicitSemanticAnalysis(topn=2))], corpus=corpus)
     >>> ens.fit(pairs).predict(pairs).round(2)
     array([ 0.08, -1.05,  0.97])
-    >>> ens.set_params(esa__top_k=1).get_params()["esa__top_k"]
+    >>> ens.set_params(esa__topn=1).get_params()["esa__topn"]
     1
     """
 

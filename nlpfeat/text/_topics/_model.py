@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 
 from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._deprecation import DEPRECATED, renamed_value
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -435,19 +436,31 @@ class TopicModel(TransformerMixin, BaseEstimator):
             return terms_in_column_order(self.vocabulary_)
         return [f"x{j}" for j in range(self.components_.shape[1])]
 
-    def top_words(self, n=None):
-        """The ``n`` (default ``topn``) highest-weighted words of each topic, best first.
+    def top_words(self, topn=None, *, n=DEPRECATED):
+        """The ``topn`` (default: the estimator's) highest-weighted words of each topic.
 
-        LSI topics rank words by absolute weight (gensim's ``show_topic`` convention).
+        Best first; LSI topics rank words by absolute weight (gensim's ``show_topic``
+        convention).
+
+        Parameters
+        ----------
+        topn : int or None, default=None
+            Words per topic; None uses the ``topn`` parameter.
+        n : default="deprecated"
+            The former name of ``topn``: still accepted with a ``FutureWarning``, removed
+            in 0.3.
 
         Returns
         -------
         topics : list of list of str
             Words from ``vocabulary_``, or ``"x<column>"`` when the words are unknown.
         """
+        topn = renamed_value(n, topn, old="n", new="topn", default=None,
+                             owner="TopicModel.top_words")
         check_is_fitted(self)
         words = self._words()
-        return [[words[j] for j in row] for row in top_word_ids(self.components_, n or self.topn)]
+        return [[words[j] for j in row]
+                for row in top_word_ids(self.components_, topn or self.topn)]
 
     def get_feature_names_out(self, input_features=None):
         """Output names ``topic0``, ``topic1``, ...

@@ -352,11 +352,10 @@ class CountingVectorizerMixin(TextMixin):
 
         ``transform`` looks up every feature in it. ``vocabulary_`` is built in sorted term
         order, which scatters the frequent terms over the hash table's entries; in order of
-        appearance the frequent terms come first and stay in cache: lookups took 30% less
-        time on a Zipfian corpus of 1M tokens (185k terms). Built once per fit. After a fit
-        on a Dask bag the order is the same, from the first appearance of each term kept
-        through the merges (``TermCounts.first_seen``): the order of the merged shards
-        instead made the workers' transform 17% slower at 10M tokens.
+        appearance the frequent terms come first and stay in cache (figures in
+        ``benchmarks/RESULTS.md``). Built once per fit. After a fit on a Dask bag the order
+        is the same, from the first appearance of each term kept through the merges
+        (``TermCounts.first_seen``), not the order of the merged shards.
         """
         lookup = getattr(self, "_lookup", None)
         if lookup is not None:

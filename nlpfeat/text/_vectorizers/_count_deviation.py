@@ -169,7 +169,7 @@ stop_words, ngram_range, analyzer
     def _counts(self, X, vocabulary=None):
         """Counts over ``vocabulary`` (learned when None) and every document's length."""
         lengths = []
-        analyze, record = self.build_analyzer(), lengths.append
+        analyze, record = self._feature_fn(), lengths.append   # documents decoded once
 
         def features():
             for doc in self._iter_docs(X):

@@ -55,7 +55,7 @@ class _PairCounts(dict):
 @pytest.mark.parametrize("symmetric", [True, False])
 @pytest.mark.parametrize("weighting", ["uniform", "harmonic"])
 def test_matches_brute_force(window, symmetric, weighting):
-    counts, vocab = cooccurrence(DOCS, window, symmetric=symmetric, weighting=weighting)
+    counts, vocab = cooccurrence(DOCS, window, symmetric=symmetric, context_weighting=weighting)
     expected, expected_vocab = brute_force(DOCS, window, symmetric, weighting)
     assert vocab == expected_vocab
     assert sp.issparse(counts) and counts.format == "csr"
@@ -87,8 +87,9 @@ def test_counts_of_parts_sum_to_counts_of_whole(wiki_tokens, n_parts):
 
 def test_chunking_never_changes_counts(wiki_tokens):
     docs = wiki_tokens[:40]
-    expected, vocab = cooccurrence(docs, 4, weighting="harmonic")
-    got, got_vocab = cooccurrence(iter(docs), 4, weighting="harmonic", working_memory=0.05)
+    expected, vocab = cooccurrence(docs, 4, context_weighting="harmonic")
+    got, got_vocab = cooccurrence(iter(docs), 4, context_weighting="harmonic",
+                                   working_memory=0.05)
     assert got_vocab == vocab
     # the same pairs; the float sums may differ in their last bits (another order)
     assert ((got != 0) != (expected != 0)).nnz == 0
@@ -165,8 +166,8 @@ def test_bad_vocabulary_indices_raise():
 
 
 def test_weighting_must_be_known():
-    with pytest.raises(ValueError, match="'weighting' parameter"):
-        cooccurrence(DOCS, 2, weighting="gaussian")
+    with pytest.raises(ValueError, match="'context_weighting' parameter"):
+        cooccurrence(DOCS, 2, context_weighting="gaussian")
 
 
 @pytest.mark.parametrize("window", [10**6, 10**9])
@@ -208,7 +209,7 @@ def test_layout_scans_each_offset_only_over_longer_documents():
 def test_property_any_window_equals_brute_force_harmonic(docs, window):
     if not any(docs):
         return
-    counts, vocab = cooccurrence(docs, window, weighting="harmonic")
+    counts, vocab = cooccurrence(docs, window, context_weighting="harmonic")
     expected, _ = brute_force(docs, window, weighting="harmonic", vocabulary=vocab)
     np.testing.assert_allclose(counts.toarray(), expected, rtol=1e-12)
 

@@ -48,10 +48,11 @@ def test_cooccurrence_of_a_corpus_file_equals_the_list(corpus_file, wiki_lines):
 
 @pytest.mark.parametrize("weighting", ["uniform", "harmonic"])
 def test_any_chunking_gives_the_same_counts(wiki_lines, weighting):
-    whole, vocabulary = cooccurrence(wiki_lines, 4, min_count=2, weighting=weighting,
+    whole, vocabulary = cooccurrence(wiki_lines, 4, min_count=2, context_weighting=weighting,
                                      working_memory=1024)
     chunked, chunked_vocabulary = cooccurrence(wiki_lines, 4, min_count=2,
-                                               weighting=weighting, working_memory=0.01)
+                                               context_weighting=weighting,
+                                               working_memory=0.01)
     assert chunked_vocabulary == vocabulary
     if weighting == "uniform":
         assert_same_counts(chunked, whole)
@@ -266,8 +267,8 @@ def test_fit_on_a_dask_bag_equals_the_single_machine_fit(client, bag_files, wiki
     db = pytest.importorskip("dask.bag")
     bag = db.read_text(bag_files)
     assert bag.npartitions == 3
-    params = {"n_components": 10, "min_count": 3, "random_state": 0, "weighting": weighting,
-                  "pooling": "tfidf"}
+    params = {"n_components": 10, "min_count": 3, "random_state": 0,
+              "context_weighting": weighting, "pooling": "tfidf"}
     on_bag = PMIEmbedding(**params).fit(bag)
     local = PMIEmbedding(**params).fit(wiki_lines)
     assert on_bag.vocabulary_ == local.vocabulary_
@@ -276,7 +277,7 @@ def test_fit_on_a_dask_bag_equals_the_single_machine_fit(client, bag_files, wiki
     # the counts: bit for bit (integer sums), whatever the partitions
     model = PMIEmbedding(**params).partial_fit(bag)
     counts, _ = model._pair_counts.matrix(3)
-    expected, _ = cooccurrence(wiki_lines, 5, min_count=3, weighting=weighting)
+    expected, _ = cooccurrence(wiki_lines, 5, min_count=3, context_weighting=weighting)
     if weighting == "uniform":
         assert_same_counts(counts, expected)
     else:

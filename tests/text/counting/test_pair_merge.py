@@ -239,8 +239,8 @@ def test_pmi_embedding_equals_the_materialised_ppmi_svd(wiki_lines, weighting):
     """The vectors of the on-the-fly PPMI equal those of the explicit pipeline
     (cooccurrence, pmi, randomized SVD of the sparse PPMI matrix), up to sign."""
     params = {"n_components": 12, "min_count": 3, "alpha": 0.75, "eig": 0.5}
-    model = PMIEmbedding(**params, weighting=weighting, random_state=0).fit(wiki_lines)
-    counts, vocabulary = cooccurrence(wiki_lines, 5, min_count=3, weighting=weighting)
+    model = PMIEmbedding(**params, context_weighting=weighting, random_state=0).fit(wiki_lines)
+    counts, vocabulary = cooccurrence(wiki_lines, 5, min_count=3, context_weighting=weighting)
     U, S = randomized_svd(pmi(counts, "ppmi", alpha=0.75), 12, random_state=0)
     assert model.vocabulary_ == vocabulary
     np.testing.assert_allclose(model.singular_values_, S, rtol=1e-5)

@@ -89,7 +89,7 @@ def test_gaussian_matches_the_papers_restricted_kernel_integral():
 def test_mean_pooling_is_the_mean_of_the_local_histograms(lee_docs, kernel, bandwidth):
     params = dict(n_positions=7, kernel=kernel, bandwidth=bandwidth, stop_words="english")
     concat = LocallyWeightedBagOfWords(**params).fit(lee_docs)
-    mean = LocallyWeightedBagOfWords(pooling="mean", **params).fit(lee_docs)
+    mean = LocallyWeightedBagOfWords(combine="mean", **params).fit(lee_docs)
     X_concat, X_mean = concat.transform(lee_docs), mean.transform(lee_docs)
     np.testing.assert_allclose(X_mean.toarray(), np.mean(_blocks(X_concat, 7), axis=0),
                                rtol=1e-12, atol=1e-15)
@@ -148,7 +148,7 @@ def test_clone_pickle_pipeline_and_grid_search():
     pipe = make_pipeline(LocallyWeightedBagOfWords(n_positions=2, min_df=2),
                          LogisticRegression(max_iter=300))
     grid = {"locallyweightedbagofwords__bandwidth": [0.1, 10.0],
-            "locallyweightedbagofwords__pooling": ["concat", "mean"]}
+            "locallyweightedbagofwords__combine": ["concat", "mean"]}
     search = GridSearchCV(pipe, grid, cv=StratifiedKFold(3, shuffle=True, random_state=0))
     search.fit(X, y)
     assert np.isfinite(search.cv_results_["mean_test_score"]).all()
@@ -164,7 +164,7 @@ def test_clone_pickle_pipeline_and_grid_search():
     ({"bandwidth": 0}, ValueError, "'bandwidth' parameter of LocallyWeightedBagOfWords"),
     ({"bandwidth": -0.1}, ValueError, "'bandwidth' parameter of LocallyWeightedBagOfWords"),
     ({"n_positions": 0}, ValueError, "'n_positions' parameter"),
-    ({"pooling": "max"}, ValueError, "'pooling' parameter"),
+    ({"combine": "max"}, ValueError, "'combine' parameter"),
     ({"min_df": 3, "max_df": 2}, ValueError, "min_df=3 is larger than max_df=2"),
     ({"min_df": 2}, ValueError, "min_df=2 removed all"),
     ({"min_df": 5}, ValueError, "fewer than the 5 of min_df=5"),
@@ -197,7 +197,7 @@ def test_a_document_longer_than_the_budget_is_read_in_spans(kernel, bandwidth, p
     words = [f"w{i}" for i in range(40)]
     docs = [list(rng.choice(words, size=n)) for n in (4000, 3, 1, 2999)]
     params = dict(input="tokens", n_positions=7, kernel=kernel, bandwidth=bandwidth,
-                  pooling=pooling)
+                  combine=pooling)
     whole = LocallyWeightedBagOfWords(**params).fit(docs).transform(docs)
     spans = LocallyWeightedBagOfWords(working_memory=0.01, **params).fit(docs).transform(docs)
     assert spans.has_canonical_format and (spans.data > 0).all()

@@ -45,7 +45,7 @@ def test_compiled_lowbow_equals_numpy_engine_on_lee(lee_tokens, monkeypatch, ker
     # even-length document) and huge (the l1-normalised bag of words) bandwidths
     for bandwidth in [0.2, 1e-4, 1e6]:
         ref, got = _both(lee_tokens, kernel=kernel, bandwidth=bandwidth, n_positions=7,
-                         pooling=pooling)
+                         combine=pooling)
         _assert_same(got.transform(lee_tokens), ref.transform(lee_tokens))
     assert calls
 

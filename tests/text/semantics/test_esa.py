@@ -44,7 +44,7 @@ def lee():
 
 @pytest.mark.parametrize("k", [1, 2, 3, None])
 def test_equals_direct_computation_small_corpus(k):
-    got = ExplicitSemanticAnalysis(top_k=k).fit(CONCEPTS).transform(DOCS)
+    got = ExplicitSemanticAnalysis(topn=k).fit(CONCEPTS).transform(DOCS)
     assert sp.issparse(got) and got.shape == (len(DOCS), len(CONCEPTS))
     np.testing.assert_allclose(got.toarray(), _direct(CONCEPTS, DOCS, k), rtol=0, atol=1e-12)
     assert (np.diff(got.indptr) <= (k or len(CONCEPTS))).all()
@@ -54,14 +54,14 @@ def test_equals_direct_computation_small_corpus(k):
 @pytest.mark.parametrize("k", [10, 100])
 def test_equals_direct_computation_on_lee(lee, k):
     text = dict(stop_words="english", stemmer="porter")
-    esa = ExplicitSemanticAnalysis(TfidfVectorizer(**text), top_k=k).fit(lee.background)
+    esa = ExplicitSemanticAnalysis(TfidfVectorizer(**text), topn=k).fit(lee.background)
     expected = _direct(lee.background, lee.test, k, TfidfVectorizer(**text))
     np.testing.assert_allclose(esa.transform(lee.test).toarray(), expected, atol=1e-12)
 
 
 def test_document_vectorizer_weighs_the_documents_differently():
     binary = TfidfVectorizer(binary=True, use_idf=False)
-    esa = ExplicitSemanticAnalysis(document_vectorizer=binary, top_k=2).fit(iter(CONCEPTS))
+    esa = ExplicitSemanticAnalysis(document_vectorizer=binary, topn=2).fit(iter(CONCEPTS))
     expected = _direct(CONCEPTS, DOCS, 2, document_vectorizer=clone(binary))
     np.testing.assert_allclose(esa.transform(DOCS).toarray(), expected, atol=1e-12)
     assert esa.document_vectorizer_.vocabulary_ == esa.vectorizer_.vocabulary_
@@ -71,7 +71,7 @@ def test_passthrough_matrix_equals_text_input():
     vec = TfidfVectorizer().fit(CONCEPTS)
     C, D = vec.transform(CONCEPTS), vec.transform(DOCS)
     C_before = C.copy()
-    esa = ExplicitSemanticAnalysis("passthrough", top_k=2).fit(C)
+    esa = ExplicitSemanticAnalysis("passthrough", topn=2).fit(C)
     np.testing.assert_allclose(esa.transform(D).toarray(), _direct(CONCEPTS, DOCS, 2),
                                atol=1e-12)
     np.testing.assert_array_equal(esa.transform(D.toarray()).toarray(),
@@ -89,7 +89,7 @@ def test_feature_names_are_the_concepts():
 
 def test_generator_is_read_once_and_norm():
     gen = (doc for doc in CONCEPTS)
-    esa = ExplicitSemanticAnalysis(norm="l2", top_k=3).fit(gen)
+    esa = ExplicitSemanticAnalysis(norm="l2", topn=3).fit(gen)
     assert list(gen) == []
     X = esa.transform(DOCS[:3]).toarray()
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
@@ -97,7 +97,7 @@ def test_generator_is_read_once_and_norm():
 
 
 def test_working_memory_does_not_change_results(lee):
-    esa = ExplicitSemanticAnalysis(top_k=20).fit(lee.background)
+    esa = ExplicitSemanticAnalysis(topn=20).fit(lee.background)
     small = clone(esa).set_params(working_memory=1e-3).fit(lee.background)
     np.testing.assert_array_equal(esa.transform(lee.test).toarray(),
                                   small.transform(lee.test).toarray())
@@ -136,8 +136,8 @@ def test_prune_inverted_index_matches_reference(seed, window, drop):
 
 
 def test_pruning_in_the_estimator(lee):
-    full = ExplicitSemanticAnalysis(top_k=None).fit(lee.background)
-    pruned = ExplicitSemanticAnalysis(top_k=None, prune_window=10, prune_drop=0.1)
+    full = ExplicitSemanticAnalysis(topn=None).fit(lee.background)
+    pruned = ExplicitSemanticAnalysis(topn=None, prune_window=10, prune_drop=0.1)
     pruned.fit(lee.background)
     assert 0 < pruned.concepts_.nnz < full.concepts_.nnz
     expected = _prune_reference(full.concepts_.toarray(), 10, 0.1)
@@ -146,20 +146,20 @@ def test_pruning_in_the_estimator(lee):
 
 def test_clone_pickle_pipeline_and_grid_search(assert_best_is_argmax):
     polarity = load_polarity()
-    esa = ExplicitSemanticAnalysis(TfidfVectorizer(stop_words="english"), top_k=50)
+    esa = ExplicitSemanticAnalysis(TfidfVectorizer(stop_words="english"), topn=50)
     restored = pickle.loads(pickle.dumps(esa.fit(polarity.data)))
     np.testing.assert_array_equal(restored.transform(DOCS).toarray(),
                                   esa.transform(DOCS).toarray())
     assert not hasattr(clone(esa), "concepts_")
     pipe = make_pipeline(ExplicitSemanticAnalysis(TfidfVectorizer()), LogisticRegression())
-    grid = GridSearchCV(pipe, {"explicitsemanticanalysis__top_k": [5, 50],
+    grid = GridSearchCV(pipe, {"explicitsemanticanalysis__topn": [5, 50],
                                "explicitsemanticanalysis__vectorizer__sublinear_tf":
                                    [False, True]}, cv=2)
     grid.fit(polarity.data, polarity.target)
     assert_best_is_argmax(grid)
 
 
-@parametrize_with_checks([ExplicitSemanticAnalysis("passthrough", top_k=2)])
+@parametrize_with_checks([ExplicitSemanticAnalysis("passthrough", topn=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -167,8 +167,8 @@ def test_sklearn_compatible(estimator, check):
 @pytest.mark.parametrize("params,fit_input,error,message", [
     ({}, [], ValueError, "Empty corpus"),
     ({"vectorizer": "passthrough"}, sp.csr_matrix((0, 3)), ValueError, "0 sample"),
-    ({"top_k": 0}, CONCEPTS, ValueError, "'top_k' parameter"),
-    ({"top_k": 2.5}, CONCEPTS, ValueError, "'top_k' parameter"),
+    ({"topn": 0}, CONCEPTS, ValueError, "'topn' parameter"),
+    ({"topn": 2.5}, CONCEPTS, ValueError, "'topn' parameter"),
     ({"prune_window": 1}, CONCEPTS, ValueError, "'prune_window' parameter"),
     ({"prune_drop": 1.5}, CONCEPTS, ValueError, "'prune_drop' parameter"),
     ({"concept_names": ["a", "b"]}, CONCEPTS, ValueError, "2 names for 6 concepts"),
@@ -221,6 +221,6 @@ def test_n_jobs_gives_the_same_vectors():
     concepts = ["the cat sat on the mat", "dogs chase cats", "stock markets fell today",
                 "the market rallied", "a dog barked at the cat"]
     docs = ["a cat and a dog", "markets and stocks", "the mat", "nothing known here"] * 5
-    one = ExplicitSemanticAnalysis(top_k=2, working_memory=1e-5).fit(concepts)
-    two = ExplicitSemanticAnalysis(top_k=2, working_memory=1e-5, n_jobs=2).fit(concepts)
+    one = ExplicitSemanticAnalysis(topn=2, working_memory=1e-5).fit(concepts)
+    two = ExplicitSemanticAnalysis(topn=2, working_memory=1e-5, n_jobs=2).fit(concepts)
     assert (one.transform(docs) != two.transform(docs)).nnz == 0

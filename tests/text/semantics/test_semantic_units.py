@@ -87,10 +87,11 @@ def test_embedding_sources_agree(toy, embedding):
 def test_unfitted_embedding_is_fitted_on_the_tokens(toy):
     est = SemanticUnitBagOfWords(PMIEmbedding(n_components=30, min_count=3, random_state=0),
                                  n_units=25, random_state=0, stop_words="english").fit(toy)
-    assert est.embedding_.input == "tokens" and "the" not in est.embedding_.vocabulary_
-    assert not hasattr(est.embedding, "embeddings_")      # the parameter is not modified
+    fitted = est.embeddings_estimator_
+    assert fitted.input == "tokens" and "the" not in fitted.vocabulary_
+    assert not hasattr(est.embeddings, "embeddings_")      # the parameter is not modified
     default = SemanticUnitBagOfWords(n_units=25, random_state=0).fit(toy)
-    assert default.embedding_.n_components == 100
+    assert default.embeddings_estimator_.n_components == 100
 
 
 def test_clone_refits_a_fitted_embedding_but_not_fixed_vectors(toy, embedding):

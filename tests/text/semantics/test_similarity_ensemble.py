@@ -51,7 +51,7 @@ def test_one_member_keeps_the_members_ranking(lee):
 def test_average_of_zscores_and_similarity_matrix(lee):
     data, pairs = lee
     members = [("tfidf", TfidfVectorizer(**TEXT)),
-               ("esa", ExplicitSemanticAnalysis(TfidfVectorizer(**TEXT), top_k=50))]
+               ("esa", ExplicitSemanticAnalysis(TfidfVectorizer(**TEXT), topn=50))]
     ens = SimilarityEnsemble(members, weights=[1.0, 3.0], corpus=data.background).fit(pairs)
     sims = np.vstack([_cosines(clone(m), data.background, data.test) for _, m in members])
     expected = zscore_average(sims, weights=[1.0, 3.0])
@@ -79,14 +79,14 @@ def test_grid_search_over_members_and_their_parameters(lee, assert_best_is_argma
     ens = SimilarityEnsemble([("tfidf", TfidfVectorizer(**TEXT)),
                               ("esa", ExplicitSemanticAnalysis(TfidfVectorizer(**TEXT)))],
                              corpus=data.background)
-    grid = GridSearchCV(ens, {"esa__top_k": [20, 100], "tfidf": [TfidfVectorizer(), "drop"]},
+    grid = GridSearchCV(ens, {"esa__topn": [20, 100], "tfidf": [TfidfVectorizer(), "drop"]},
                         cv=ShuffleSplit(2, test_size=0.5, random_state=0))
     grid.fit(pairs, data.similarity_upper)
     assert_best_is_argmax(grid)
     assert len(grid.cv_results_["mean_test_score"]) == 4
     assert 0.3 < grid.best_score_ < 1.0
     best = grid.best_estimator_
-    assert best.get_params()["esa__top_k"] == grid.best_params_["esa__top_k"]
+    assert best.get_params()["esa__topn"] == grid.best_params_["esa__topn"]
 
 
 def test_members_can_be_pipelines_and_params_round_trip(lee):
