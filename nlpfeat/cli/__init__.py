@@ -192,7 +192,9 @@ def _add_collocations(sub):
                        "example: nlpfeat collocations corpus.txt --measure llr --top 20")
     p.add_argument("--measure", choices=list(MEASURES), default="pmi",
                    help="association measure")
-    p.add_argument("--top", type=_positive_int, default=30, help="how many phrases to print")
+    p.add_argument("--topn", type=_positive_int, default=30, help="how many phrases to print")
+    p.add_argument("--top", type=_positive_int, default=None,
+                   help="deprecated spelling of --topn (removed in 0.3)")
     p.add_argument("--min-count", type=_positive_int, default=5,
                    help="ignore pairs seen fewer times")
     _end_corpus_parser(p, cmd_collocations)
@@ -212,7 +214,9 @@ def _add_topics(sub):
                    help="library that fits the model")
     p.add_argument("--coherence", choices=COHERENCE_MEASURES, default=COHERENCE_MEASURES[0],
                    help="coherence measure printed per topic")
-    p.add_argument("--n-words", type=_positive_int, default=10, help="top words per topic")
+    p.add_argument("--topn", type=_positive_int, default=10, help="top words per topic")
+    p.add_argument("--n-words", type=_positive_int, default=None,
+                   help="deprecated spelling of --topn (removed in 0.3)")
     _add_df_options(p, "words", min_df=2)
     p.add_argument("--stop-words", choices=["english", "chinese"], default=None,
                    help="stop-word list (None: english, or chinese with the jieba and char "

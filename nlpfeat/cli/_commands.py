@@ -5,6 +5,7 @@ scikit-learn, the estimators) are imported inside, so that ``nlpfeat --help`` st
 """
 import os
 import sys
+import warnings
 
 from nlpfeat.cli._dask import dask_client, document_bag, features_on_dask, n_workers
 from nlpfeat.cli._io import (
@@ -115,7 +116,7 @@ def cmd_collocations(args, parser):
         print(f"no phrase occurs {args.min_count} times or more; lower --min-count.")
         return
     print(f"{'rank':>4}  {'score':>10}  phrase  ({args.measure}, min_count={args.min_count})")
-    for rank, (ngram, value) in enumerate(model.scores_[: args.top], start=1):
+    for rank, (ngram, value) in enumerate(model.scores_[: _topn(args, "top")], start=1):
         print(f"{rank:>4}  {value:>10.4f}  {' '.join(ngram)}")
 
 
@@ -144,7 +145,7 @@ def cmd_topics(args, parser):
     model = TopicModel(n_components=args.k, method=args.method, backend=args.backend,
                        random_state=args.seed, coherence=args.coherence,
                        vocabulary=bow.vocabulary_).fit(X)
-    for k, words in enumerate(model.top_words(args.n_words)):
+    for k, words in enumerate(model.top_words(_topn(args, "n_words"))):
         print(f"topic {k:>2}  {args.coherence}={model.coherence_[k]:+.3f}  {' '.join(words)}")
     print(f"mean coherence ({args.coherence}, higher is better): {model.coherence_.mean():+.4f}")
     if stop_words is None:
@@ -204,3 +205,15 @@ def cmd_attention(args, parser):
             raise UsageError(str(exc)) from None
         fig.savefig(output, dpi=120, bbox_inches="tight")
         print(f"saved the heatmap to {output}")
+
+
+def _topn(args, old):
+    """``--topn``, or its deprecated spelling ``old`` (an ``args`` attribute) with a
+    FutureWarning on stderr."""
+    value = getattr(args, old)
+    if value is None:
+        return args.topn
+    flag = "--" + old.replace("_", "-")
+    warnings.warn(f"{flag} was renamed --topn in 0.2 and will be removed in 0.3; use "
+                  "--topn.", FutureWarning, stacklevel=2)
+    return value

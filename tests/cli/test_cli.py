@@ -89,7 +89,7 @@ def test_features_chinese_with_char_tokens(tmp_path):
 
 
 def test_collocations_table(corpus):
-    _, out, _ = run("collocations", corpus, "--measure", "llr", "--top", 5, "--min-count", 3)
+    _, out, _ = run("collocations", corpus, "--measure", "llr", "--topn", 5, "--min-count", 3)
     lines = [line for line in out.splitlines() if line.strip() and line.strip()[0].isdigit()]
     assert len(lines) == 5
 
@@ -100,6 +100,31 @@ def test_topics_prints_coherence(corpus):
     assert out.count("topic ") == 3
     assert "mean coherence" in out
 
+
+
+def test_topics_topn_and_its_deprecated_spelling(corpus):
+    """``--topn`` sets the words per topic; ``--n-words`` (its old spelling) still works, with
+    a FutureWarning on stderr, and prints the same topics."""
+    args = ["topics", corpus, "-k", 2, "--method", "nmf", "--backend", "sklearn"]
+    _, out, _ = run(*args, "--topn", 3)
+    topics = [line for line in out.splitlines() if line.startswith("topic")]
+    assert [len(line.split()) for line in topics] == [6, 6]    # "topic", k, coherence, 3 words
+    env_warn = dict(os.environ, PYTHONWARNINGS="default")
+    proc = subprocess.run(_command() + [str(a) for a in args] + ["--n-words", "3"],
+                          env=dict(env_warn, PYTHONPATH=ROOT), capture_output=True, text=True,
+                          timeout=600, check=True)
+    assert "--n-words was renamed --topn" in proc.stderr
+    assert proc.stdout == out
+
+
+def test_collocations_top_is_the_deprecated_spelling_of_topn(corpus):
+    args = ["collocations", corpus, "--measure", "llr", "--min-count", 3]
+    _, out, _ = run(*args, "--topn", 4)
+    proc = subprocess.run(_command() + [str(a) for a in args] + ["--top", "4"],
+                          env=dict(os.environ, PYTHONWARNINGS="default", PYTHONPATH=ROOT),
+                          capture_output=True, text=True, timeout=600, check=True)
+    assert "--top was renamed --topn" in proc.stderr
+    assert proc.stdout == out
 
 def test_neighbors(corpus):
     _, out, _ = run("neighbors", corpus, "good", "nosuchwordxyz", "--topn", 3, "--dim", 10)
