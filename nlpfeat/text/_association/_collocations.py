@@ -15,7 +15,7 @@ from itertools import chain
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._chunking import check_working_memory, chunk_n_rows
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -41,7 +41,6 @@ from nlpfeat.text._base._analyzer import (
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._base._tokenize import get_stop_words
 from nlpfeat.text._counting._ngram_counts import NgramCounts, Table
-from nlpfeat.text._counting._term_counts import check_working_memory
 from nlpfeat.text._counting._vocabulary import document_error, string_order
 from nlpfeat.text._dask import bag_term_counts, is_dask_bag, send_once, strip_line_break
 from nlpfeat.text._dask._bags import _require_dask, _transform_partition

@@ -20,7 +20,7 @@ then only the pairs of the kept terms, spilled to disk and merged once, in linea
 """
 import numpy as np
 
-from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._chunking import PAIR_COUNTING_WORKING_MEMORY, chunk_n_rows
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._base._documents import check_corpus_type, check_document_tokens
 from nlpfeat.text._base._tokenize import TOKENIZERS
@@ -50,11 +50,6 @@ __all__ = [
     "token_ids",
 ]
 
-#: MiB per chunk when ``working_memory`` is None. Counting is a sort-and-merge, not a
-#: cache-bound pairwise kernel, so larger chunks amortise the per-chunk work: on the
-#: Wikipedia sample (window 5) 4 MiB chunks counted 0.95 M tokens/s and 64 MiB 1.67 M.
-COUNTING_WORKING_MEMORY = 64.0
-
 
 def _as_tokens(doc, tokenize, index, check_tokens):
     """One document -> list of tokens (strings go through ``tokenize``)."""
@@ -72,16 +67,16 @@ def _as_tokens(doc, tokenize, index, check_tokens):
 
 
 def counting_limit(working_memory=None):
-    """Bytes of counting work per chunk: ``working_memory`` MiB (None: 64 MiB)."""
-    return chunk_n_rows(1, 2**62, COUNTING_WORKING_MEMORY if working_memory is None
-                        else working_memory)
+    """Bytes of counting work per chunk: ``working_memory`` MiB, resolved by the one rule
+    with :data:`~nlpfeat._chunking.PAIR_COUNTING_WORKING_MEMORY` as its default."""
+    return chunk_n_rows(1, 2**62, working_memory, default=PAIR_COUNTING_WORKING_MEMORY)
 
 
 def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens=True):
     """Yield lists of token lists whose counting takes about ``working_memory`` MiB.
 
     A document of ``L`` tokens costs ``8 L (2 min(window, L) + 4)`` bytes (ids, padding,
-    pair keys and sort space). ``None`` means :data:`COUNTING_WORKING_MEMORY`.
+    pair keys and sort space); ``working_memory`` resolves as :func:`counting_limit` says.
     """
     limit = counting_limit(working_memory)
     chunk, n_bytes = [], 0
@@ -373,8 +368,10 @@ def cooccurrence(docs, window=5, *, symmetric=True, weighting="uniform", vocabul
     tokenizer : str or callable, default="regexp"
         How string documents are split (a name of :func:`nlpfeat.text.get_tokenizer`).
     working_memory : float, default=None
-        MiB of temporary arrays per chunk; None means 64 MiB (measured: counting runs
-        faster in large chunks, unlike the cache-bound kernels of nlpfeat.kernels).
+        MiB of temporary arrays per chunk; None follows scikit-learn's ``working_memory``
+        configuration when set, else 64 MiB
+        (:data:`~nlpfeat._chunking.PAIR_COUNTING_WORKING_MEMORY`: counting runs faster in
+        large chunks, unlike the cache-bound kernels of nlpfeat.kernels).
         Symmetric counts (without ``prune_at``) are counted in two passes over a
         temporary copy of the documents' token ids (4 bytes per token, in the system's
         temporary folder, removed at the end): the terms, then the pairs of the terms
