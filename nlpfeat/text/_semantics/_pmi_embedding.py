@@ -189,8 +189,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         Seeds the randomized SVD.
     working_memory : float, default=None
         MiB per chunk of co-occurrence counting (and per bucket of its merge); None
-        means 64 MiB, as for :func:`~nlpfeat.text.cooccurrence`. Pooling documents
-        (``transform``) uses nlpfeat's default budget.
+        follows scikit-learn's ``working_memory`` configuration when set, else 64 MiB, as
+        for :func:`~nlpfeat.text.cooccurrence`. Pooling documents (``transform``) resolves
+        it the same way with nlpfeat's 4 MiB default (see :mod:`nlpfeat._chunking`).
     prune_at : int or None, default=None
         Largest vocabulary kept while counting (gensim's ``prune_at``; see
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._chunking import check_working_memory
 from nlpfeat._validation import (
     HasMethods,
     Integral,
@@ -29,12 +30,7 @@ from nlpfeat.text._base._analyzer import (
     warn_user,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
-from nlpfeat.text._counting._term_counts import (
-    TermCounts,
-    check_working_memory,
-    chunk_tokens,
-    count_terms,
-)
+from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
     check_df_bounds,
