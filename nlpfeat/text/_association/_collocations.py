@@ -38,6 +38,7 @@ from nlpfeat.text._base._analyzer import (
     check_not_dataframe,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
+from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._ngram_counts import NgramCounts
 from nlpfeat.text._counting._vocabulary import document_error
 from nlpfeat.text._dask import bag_term_counts, is_dask_bag, send_once, strip_line_break
@@ -480,7 +481,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return bag_term_counts(self, X, _count_partition)
         counts = self._new_counts()
         check_not_dataframe(X)
-        tokens = None
+        to_tokens = None
         if counts.lower or self._token_fn() is list:       # the documents' own lists
             if type(X) is list and all(type(doc) is list for doc in X):
                 return self._count_lists(X, counts)
@@ -488,21 +489,14 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         else:
             tokens = self._token_fn()
             docs = iter_documents(X, self.input, self.encoding, self.decode_error)
-        limit = self._chunk_tokens()
-        units, size, start = [], 0, 0
-        for i, doc in enumerate(docs):
-            if tokens is not None:
+
+            def to_tokens(doc, index):
                 try:
-                    doc = tokens(doc)
+                    return tokens(doc)
                 except Exception as exc:
-                    raise document_error(exc, i) from exc
-            units.append(doc)
-            size += len(doc)
-            if size >= limit:
-                counts.add(units, start)
-                start = i + 1
-                units, size = [], 0
-        if units:
+                    raise document_error(exc, index) from exc
+
+        for start, units in document_chunks(docs, self._chunk_tokens(), to_tokens=to_tokens):
             counts.add(units, start)
         return counts
 

@@ -14,7 +14,7 @@ from nlpfeat.text import (
     TfidfVectorizer,
     cooccurrence,
 )
-from nlpfeat.text._association._cooccurrence import counting_limit, doc_chunks
+from nlpfeat.text._counting._pair_counts import counting_limit, doc_chunks
 from nlpfeat.text._counting._term_counts import chunk_tokens
 
 DOCS = [["new", "york", "city", "is", "big"] * 20 for _ in range(50)]
