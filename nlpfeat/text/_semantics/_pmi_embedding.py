@@ -20,13 +20,9 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._association._cooccurrence import (
-    PairCounts,
-    counting_limit,
-    doc_chunks,
-)
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
+from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._counting._term_counts import chunk_tokens
 from nlpfeat.text._counting._vocabulary import count_chunks, document_error
