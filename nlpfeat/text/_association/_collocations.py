@@ -33,7 +33,7 @@ from nlpfeat.text._association._collocation_scoring import (
 from nlpfeat.text._association._measures import BIGRAM_ONLY, MEASURE_NAMES, canonical_measure
 from nlpfeat.text._association._phrases import join_pairs, rewrite
 from nlpfeat.text._base._analyzer import (
-    TEXT_PARAMETER_CONSTRAINTS,
+    TOKEN_PARAMETER_CONSTRAINTS,
     TextMixin,
     check_not_dataframe,
 )
@@ -41,8 +41,12 @@ from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._ngram_counts import NgramCounts
 from nlpfeat.text._counting._vocabulary import document_error
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, send_once, strip_line_break
-from nlpfeat.text._dask._bags import _require_dask, _transform_partition
+from nlpfeat.text._dask import (
+    bag_term_counts,
+    is_dask_bag,
+    strip_line_break,
+    transform_partitions,
+)
 
 __all__ = ["MEASURES", "Collocations", "bigram_scores"]
 
@@ -83,26 +87,6 @@ def _gc_paused():
 def _count_partition(estimator, docs):
     """The :class:`NgramCounts` of one partition of a dask bag (on a worker)."""
     return estimator._count(map(strip_line_break, docs))
-
-
-def _rewrite_bag(estimator, bag):
-    """A bag of the rewritten documents of ``bag``, one partition per partition, in order.
-
-    Lazy: each partition is rewritten on a worker when the bag is computed (a failing one
-    names its partition and document). The fitted estimator is sent to each worker once,
-    without what ``transform`` does not read: the count tables and ``scores_`` (every
-    candidate), which can be far larger than the phrases in ``levels_``.
-    """
-    dask = _require_dask()
-    import dask.bag as db
-
-    light = copy.copy(estimator)
-    light.__dict__.pop("_counts", None)
-    light.scores_ = []
-    fitted = send_once(light, dask)
-    parts = [dask.delayed(_transform_partition, pure=True)(fitted, i, part)
-             for i, part in enumerate(bag.to_delayed())]
-    return db.from_delayed(parts)
 
 
 class Collocations(TextMixin, TransformerMixin, BaseEstimator):
@@ -251,9 +235,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        **{k: TEXT_PARAMETER_CONSTRAINTS[k] for k in (
-            "input", "encoding", "decode_error", "lowercase", "tokenizer", "token_pattern",
-            "stemmer", "stop_words")},
+        **TOKEN_PARAMETER_CONSTRAINTS,
         "measure": [StrOptions(set(MEASURES))],
         "min_count": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Real, None],
@@ -311,17 +293,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         if not self._one_pass():
             if is_dask_bag(X):
                 raise ValueError(self._not_additive("a dask bag"))
-            units = self._token_lists(X, check_tokens=False, copy=False)
-            self.__dict__.pop("_counts", None)
-            with _gc_paused():
-                self._fit_passes(units)
-            return self
+            return self._fit_passes(self._token_lists(X, check_tokens=False, copy=False))
         counts = self._count(X)
         check_corpus_nonempty(counts.n_documents)
-        self._counts = counts
-        with _gc_paused():
-            self._fit_counts(counts)
-        return self
+        return self._fit_counts(counts)
 
     @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
@@ -355,10 +330,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         else:
             check_corpus_nonempty(batch.n_documents)
             counts = batch
-        self._counts = counts
-        with _gc_paused():
-            self._fit_counts(counts)
-        return self
+        return self._fit_counts(counts)
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
@@ -386,13 +358,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         if self._one_pass():
             counts = self._count_lists(units, self._new_counts(lower=False))
             check_corpus_nonempty(counts.n_documents)
-            self._counts = counts
-            with _gc_paused():
-                self._fit_counts(counts)
+            self._fit_counts(counts)
         else:
-            self.__dict__.pop("_counts", None)
-            with _gc_paused():
-                self._fit_passes(units)
+            self._fit_passes(units)
         return self._rewrite(units)
 
     def transform(self, X):
@@ -413,8 +381,17 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "scores_")
         if is_dask_bag(X):
-            return _rewrite_bag(self, X)
+            return transform_partitions(self, X)
         return self._rewrite(self._named_token_lists(X))
+
+    def __nlpfeat_worker_copy__(self):
+        """A copy for a Dask worker's ``transform``, without what it does not read: the
+        count tables and ``scores_`` (every candidate), which can be far larger than the
+        phrases in ``levels_``."""
+        light = copy.copy(self)
+        light.__dict__.pop("_counts", None)
+        light.scores_ = []
+        return light
 
     def _named_token_lists(self, X):
         """New token lists of ``X`` (as ``_token_lists``); a tokenizer's error names the
@@ -528,6 +505,20 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                              f"order={self.order} leave max_len=2.")
 
     def _fit_counts(self, counts):
+        """Keep ``counts`` (``partial_fit`` adds to them) and score them; returns self."""
+        self._counts = counts
+        with _gc_paused():
+            self._score_counts(counts)
+        return self
+
+    def _fit_passes(self, units):
+        """Fit by bigram passes (``max_len > 2``), which keep no counts; returns self."""
+        self.__dict__.pop("_counts", None)
+        with _gc_paused():
+            self._score_passes(units)
+        return self
+
+    def _score_counts(self, counts):
         """Score the n-grams of ``counts`` (one pass): sets ``scores_`` and ``levels_``."""
         table = counts.table(self.min_count)
         self.levels_, self.scores_ = [], []
@@ -546,7 +537,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                 self.levels_.append((terms, keys))
             self.scores_ = ranked([(candidates, scores)])
 
-    def _fit_passes(self, units):
+    def _score_passes(self, units):
         """``max_len > 2``: bigram passes, each over the text rewritten by the previous."""
         check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)

@@ -7,15 +7,14 @@ the trigrams with a gap), every count kept, however small. It is fed whole docum
 chunk at a time (:meth:`NgramCounts.add`), so no n-gram crosses a document boundary and
 only one chunk of token ids is held at a time; the chunk tables are merged as they come
 (a binary counter of sorted runs: each chunk's counts are merged about log2(chunks)
-times, by a compiled two-pointer pass, :mod:`._sorted_merge`; tuples of ids are packed
+times, by a compiled two-pointer pass, :mod:`._sorted_tables`; tuples of ids are packed
 into int64 keys with fixed fields while the ids fit, so the merges are linear). All of it
-is integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
-(:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
+is integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag
+add up (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
-Tokens are numbered by compiled tables kept from chunk to chunk (:mod:`._token_hash`):
-one pass per chunk over its joined bytes, where a dict lookup per token from Python cost
-more than all the counting at 100M tokens; with ``lower=True`` each new raw token is
+Tokens are numbered by compiled tables kept from chunk to chunk (:mod:`._token_table`):
+one pass per chunk over its joined bytes, cheaper than a dict lookup per token; with ``lower=True`` each new raw token is
 lowercased once and numbered in a second table of lowercase forms. The dicts of the raw
 tokens and terms, and the terms' strings, are built only when they are read
 (``vocabulary``, a merge, a pickle); a table gathers the strings of its n-grams' words
@@ -486,6 +485,11 @@ class NgramCounts:
             self._push(shape, run, weight)
         return self
 
+    def split(self, n_shards):
+        """N-gram counts do not split (see :class:`~nlpfeat.text._counting.Counts`): the
+        whole counts, then None for each other shard."""
+        return [self] + [None] * (n_shards - 1)
+
     def table(self, min_count=1):
         """The n-grams counted at least ``min_count`` times, with nltk's marginals, over
         their words alone (``terms``), numbered ``0 .. len(terms) - 1`` in the order of
@@ -565,7 +569,7 @@ def _last_keys(mapping, before):
 
 def _lowercase(tokens):
     """Whether ``str.lower`` leaves every token as it is, by one ``lower`` of them all
-    joined (a call per token cost a fifth of a fit). Joined, the one context rule of
+    joined (far cheaper than a call per token). Joined, the one context rule of
     ``lower`` (a final capital sigma) could only change a capital sigma, which lowercasing
     changes anyway, and no character lowercases to a string that starts with itself, so
     the joined string is unchanged exactly when every token is."""

@@ -274,6 +274,11 @@ class PairCounts:
         new_id[kept] = np.arange(len(kept))
         return pairs_to_matrix(table, len(kept), new_id, symmetric=symmetric), vocabulary
 
+    def split(self, n_shards):
+        """Pair counts do not split (see :class:`~nlpfeat.text._counting.Counts`): the
+        whole counts, then None for each other shard."""
+        return [self] + [None] * (n_shards - 1)
+
     def selected_ids(self, vocabulary):
         """The ids here of the terms of ``vocabulary`` (in its column order)."""
         terms = sorted(vocabulary, key=vocabulary.__getitem__)

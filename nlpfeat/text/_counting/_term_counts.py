@@ -114,8 +114,9 @@ class TermCounts:
         if self._xlogx is not None:
             self._xlogx = grown(self._xlogx, n)
 
-    def add(self, chunk):
-        """Add the counts of one :class:`~nlpfeat.text._counting._vocabulary.CountChunk` (in these ids)."""
+    def add(self, chunk, start=0):
+        """Add the counts of one :class:`~nlpfeat.text._counting._vocabulary.CountChunk`
+        (in these ids); ``start`` is ignored (the chunk knows its first document)."""
         n = self.n_terms
         self._reserve(n)
         self.first_seen = None          # (set for a bag's partition once it is counted)

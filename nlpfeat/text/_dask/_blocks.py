@@ -3,8 +3,7 @@
 ``.compute()`` of such an array stacks its blocks with dask's ``concatenate_lookup`` for
 the blocks' type. For ``scipy.sparse`` matrices dask calls ``scipy.sparse.hstack`` on
 every block (a copy of each, for an array of one column of blocks) and then
-``scipy.sparse.vstack``: 4.1-4.4 s for the 78M non-zeros of a 100M-token corpus, on one
-worker, while the others wait. The blocks are therefore :class:`CsrBlock` (a
+``scipy.sparse.vstack``, on one worker while the others wait. The blocks are therefore :class:`CsrBlock` (a
 ``csr_matrix`` in every other respect), for which the stacking is registered here: one
 block is returned as it is, and rows are stacked by concatenating the three CSR arrays
 (a copy of the data, nothing else). The stacked result is a plain ``csr_matrix``.
