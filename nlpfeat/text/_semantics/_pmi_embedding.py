@@ -20,7 +20,7 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
@@ -132,8 +132,6 @@ def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state
     U *= np.sign(U[top, np.arange(U.shape[1])])
     return U.astype(dtype, copy=False), S[:n_components].astype(dtype, copy=False)
 
-_TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
-                 "token_pattern", "stemmer", "stop_words")
 
 
 class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
@@ -258,7 +256,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     """
 
     _parameter_constraints = {
-        **{key: TEXT_PARAMETER_CONSTRAINTS[key] for key in _TEXT_OPTIONS},
+        **TOKEN_PARAMETER_CONSTRAINTS,
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "window": [Interval(Integral, 1, None, closed="left")],
         "min_count": [Interval(Integral, 1, None, closed="left")],
