@@ -14,15 +14,15 @@ add up (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and 
 numbered in order of first appearance, which a merge in corpus order keeps.
 
 Tokens are numbered by compiled tables kept from chunk to chunk (:mod:`._token_table`):
-one pass per chunk over its joined bytes, cheaper than a dict lookup per token; with ``lower=True`` each new raw token is
-lowercased once and numbered in a second table of lowercase forms. The dicts of the raw
-tokens and terms, and the terms' strings, are built only when they are read
-(``vocabulary``, a merge, a pickle); a table gathers the strings of its n-grams' words
-only. A chunk the tables cannot number exactly (a token that is not a str, holds
-``"\\x00"`` or a lone surrogate) builds the dicts, and a dict lookup per token (in C)
-takes over for good: lowercasing (``lower=True``) then runs once per distinct raw token,
-whose term id is cached, and not at all while it would change no token (checked once per
-chunk, on its new tokens joined).
+one pass per chunk over its joined bytes, cheaper than a dict lookup per token; with
+``lower=True`` each new raw token is lowercased once and numbered in a second table of
+lowercase forms. The dicts of the raw tokens and terms, and the terms' strings, are built
+only when they are read (``vocabulary``, a merge, a pickle); a table gathers the strings
+of its n-grams' words only. A chunk the tables cannot number exactly (a token that is not
+a str, holds ``"\\x00"`` or a lone surrogate) builds the dicts, and a dict lookup per
+token (in C) takes over for good: lowercasing (``lower=True``) then runs once per distinct
+raw token, whose term id is cached, and not at all while it would change no token (checked
+once per chunk, on its new tokens joined).
 """
 from collections import namedtuple
 from itertools import count, islice

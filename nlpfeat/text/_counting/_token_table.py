@@ -226,11 +226,11 @@ def joined_tokens(units, lengths):
 
 
 def table_ids(table, units, lengths):
-    """``(ids, is_ascii)``: the flat ids of the tokens of the documents ``units`` (lists of
-    ``lengths`` tokens) numbered by the :class:`TokenTable` ``table``, as
+    """``(ids, is_ascii)``: the flat ids of the tokens of the documents ``units`` (lists
+    of ``lengths`` tokens) numbered by the :class:`TokenTable` ``table``, as
     :func:`~nlpfeat.text._counting._pair_tables.token_ids` numbers them with a growing
-    vocabulary, and whether the tokens are ASCII; None (nothing added) where a dict must decide: a token
-    that is not a str, holds ``"\\x00"`` or a lone surrogate."""
+    vocabulary, and whether the tokens are ASCII; None (nothing added) where a dict must
+    decide: a token that is not a str, holds ``"\\x00"`` or a lone surrogate."""
     found = joined_tokens(units, lengths)
     if found is None:
         return None if lengths.sum() else (np.zeros(0, np.int64), True)

@@ -2,11 +2,12 @@
 
 ``fit`` on a ``dask.bag.Bag`` counts each partition on the workers into a
 :class:`~nlpfeat.text._counting._term_counts.TermCounts` (streamed within
-``working_memory``), splits it into shards of disjoint terms and merges shard k of all partitions by its own tree
-reduction, the shards in parallel (see :func:`bag_term_counts`); the estimator is then
-fitted from the merged statistics exactly as from a single-machine pass, so its vocabulary and statistics are the same, bit
-for bit (they are integer sums). ``transform`` of a bag returns a ``dask.array`` whose
-blocks are the CSR matrices of the partitions (rows in the bag's order), as dask-ml's
+``working_memory``), splits it into shards of disjoint terms and merges shard k of all
+partitions by its own tree reduction, the shards in parallel (see
+:func:`bag_term_counts`); the estimator is then fitted from the merged statistics exactly
+as from a single-machine pass, so its vocabulary and statistics are the same, bit for bit
+(they are integer sums). ``transform`` of a bag returns a ``dask.array`` whose blocks are
+the CSR matrices of the partitions (rows in the bag's order), as dask-ml's
 ``CountVectorizer`` does; the fitted vectorizer is scattered to every worker once.
 
 ``dask.bag.read_text`` keeps each line's line break: one trailing ``"\\n"`` or ``"\\r\\n"``

@@ -3,10 +3,11 @@
 ``.compute()`` of such an array stacks its blocks with dask's ``concatenate_lookup`` for
 the blocks' type. For ``scipy.sparse`` matrices dask calls ``scipy.sparse.hstack`` on
 every block (a copy of each, for an array of one column of blocks) and then
-``scipy.sparse.vstack``, on one worker while the others wait. The blocks are therefore :class:`CsrBlock` (a
-``csr_matrix`` in every other respect), for which the stacking is registered here: one
-block is returned as it is, and rows are stacked by concatenating the three CSR arrays
-(a copy of the data, nothing else). The stacked result is a plain ``csr_matrix``.
+``scipy.sparse.vstack``, on one worker while the others wait. The blocks are therefore
+:class:`CsrBlock` (a ``csr_matrix`` in every other respect), for which the stacking is
+registered here: one block is returned as it is, and rows are stacked by concatenating the
+three CSR arrays (a copy of the data, nothing else). The stacked result is a plain
+``csr_matrix``.
 
 This module registers the stacking with dask when it is imported, which happens only
 where blocks are made or unpickled (the workers, and the driver of a bag's
