@@ -341,7 +341,6 @@ def test_working_memory_none_follows_scikit_learns_configuration():
 
 @pytest.mark.parametrize("engine", ["numpy", "numba"])
 def test_verbose_shows_the_progress_of_the_bandwidth_search(engine, capsys, monkeypatch):
-    import nlpfeat.kernels._base as base
 
     updates = []
 

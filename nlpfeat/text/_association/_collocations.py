@@ -3,19 +3,18 @@
 Counting and scoring run on token-id arrays: bigram counts are the unique keys
 ``id[i] << 32 | id[i + k]`` inside documents (k < ``window_size``), trigram and quadgram
 counts the distinct rows of id tuples, all kept in mergeable tables that are fed a chunk
-of documents at a time (:mod:`._ngram_counts`), and every measure is one vectorised
-formula over the marginals of all candidates at once (:mod:`._assoc_measures`, in nltk's
-order of operations).
+of documents at a time (:mod:`nlpfeat.text._counting._ngram_counts`); the candidates are
+filtered, scored and ranked by :mod:`._collocation_scoring` and joined by
+:mod:`._phrases`. This module is the estimator.
 """
 import copy
 import gc
 from contextlib import contextmanager
-from itertools import chain
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._chunking import check_working_memory, chunk_n_rows
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -24,67 +23,41 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._association._cooccurrence import token_ids
+from nlpfeat.text._association._collocation_scoring import (
+    Scoring,
+    bigram_scores,
+    ranked,
+    score_level,
+    score_ngrams,
+)
 from nlpfeat.text._association._measures import (
     BIGRAM_ONLY,
     MEASURE_NAMES,
-    TABLE_MEASURES,
-    assoc_scores,
     canonical_measure,
-    contingency,
 )
+from nlpfeat.text._association._phrases import join_pairs, rewrite
 from nlpfeat.text._base._analyzer import (
-    TEXT_PARAMETER_CONSTRAINTS,
+    TOKEN_PARAMETER_CONSTRAINTS,
     TextMixin,
     check_not_dataframe,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
-from nlpfeat.text._base._tokenize import get_stop_words
-from nlpfeat.text._counting._ngram_counts import NgramCounts, Table
-from nlpfeat.text._counting._term_counts import check_working_memory
-from nlpfeat.text._counting._vocabulary import document_error, string_order
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, send_once, strip_line_break
-from nlpfeat.text._dask._bags import _require_dask, _transform_partition
+from nlpfeat.text._counting._chunks import document_chunks
+from nlpfeat.text._counting._ngram_counts import NgramCounts
+from nlpfeat.text._counting._vocabulary import document_error
+from nlpfeat.text._dask import (
+    bag_term_counts,
+    is_dask_bag,
+    strip_line_break,
+    transform_partitions,
+)
 
-__all__ = ["Collocations", "bigram_scores", "MEASURES"]
+__all__ = ["MEASURES", "Collocations", "bigram_scores"]
 
 #: Every name the ``measure`` parameter accepts (canonical names, then aliases).
 MEASURES = MEASURE_NAMES
-_MAX_SORT_KEY = 2**62   # (score rank, word-pair rank) keys below this are sorted at once
 _MAX_TUPLE_KEY = 2**63  # id tuples with fewer combinations are keyed directly
 _HELD_TOKEN_BYTES = 64  # a short str token (about 56 bytes) and its list slot
-
-_Table = Table
-
-
-def bigram_scores(measure, n_ii, n_ix, n_xi, n_xx):
-    """Association of bigrams from their counts, vectorised over bigrams.
-
-    Parameters
-    ----------
-    measure : str
-        A name of :data:`MEASURES` valid for bigrams.
-    n_ii : ndarray
-        Bigram counts (divided by ``window_size - 1`` for windows, as nltk's finder does).
-    n_ix, n_xi : ndarray of int
-        Counts of the first and of the second word.
-    n_xx : int
-        Number of tokens.
-
-    Returns
-    -------
-    scores : ndarray of float64
-        nltk's ``BigramAssocMeasures`` formulas (``pmi`` in bits, ``llr`` its
-        ``likelihood_ratio``, ``t`` its ``student_t``); ``npmi`` is gensim's (natural log).
-
-    Examples
-    --------
-    >>> from nlpfeat.text._association._collocations import bigram_scores
-    >>> bigram_scores("dice", [2.0], [2], [3], 10)
-    array([0.8])
-    """
-    n_ix, n_xi = (np.asarray(a, dtype=np.int64) for a in (n_ix, n_xi))
-    return assoc_scores(measure, np.asarray(n_ii, dtype=np.float64), (n_ix, n_xi), int(n_xx))
 
 
 def _ngram_table(units, order, min_count, lower=False, check_types=False):
@@ -97,16 +70,6 @@ def _ngram_table(units, order, min_count, lower=False, check_types=False):
     """
     counts = NgramCounts(order, 2, lower=lower, max_key=_MAX_TUPLE_KEY)
     return counts.add(units).table(min_count)
-
-
-def _select(table, keep):
-    """The rows ``keep`` (bool or index array) of a table's n-grams and marginals."""
-    def take(part):
-        if isinstance(part, tuple):
-            return tuple(take(p) for p in part)
-        return part[keep] if isinstance(part, np.ndarray) else part
-
-    return _Table(table.terms, take(table.grams), table.counts[keep], take(table.marginals))
 
 
 @contextmanager
@@ -125,189 +88,9 @@ def _gc_paused():
             gc.enable()
 
 
-def _nltk_order(scores, first, second, terms):
-    """The pairs sorted by (-score, first word, second word), as nltk ranks them.
-
-    Words compare in Python's string order; only the candidates' words are ranked.
-    Returns ``(scores, first, second)`` in that order.
-
-    The scores are ranked by one sort, then one sort of the keys (score rank, word-pair
-    rank), which hold everything the sorted table needs: no permutation is gathered. When
-    a key would not fit in int64, or a score is NaN or -0.0, a sort by words and a stable
-    sort by score do it instead.
-    """
-    used = np.zeros(len(terms), dtype=bool)
-    used[first] = used[second] = True
-    words = np.flatnonzero(used)
-    by_rank = words[string_order(terms[words])]     # word id of each rank
-    ranks = np.empty(len(terms), dtype=np.int64)
-    ranks[by_rank] = np.arange(len(words))
-    n_words = len(words)
-    pair_rank = ranks[first] * n_words + ranks[second]         # unique per pair
-    if not (np.isnan(scores).any() or np.signbit(scores[scores == 0]).any()):
-        by_score = np.argsort(-scores)
-        ranked = scores[by_score]
-        new = np.empty(len(ranked), dtype=bool)
-        new[:1] = True
-        np.not_equal(ranked[1:], ranked[:-1], out=new[1:])
-        distinct = ranked[new]
-        if len(distinct) * n_words**2 < _MAX_SORT_KEY:
-            keys = (np.cumsum(new) - 1) * n_words**2 + pair_rank[by_score]
-            keys.sort()
-            score_rank, pair_rank = np.divmod(keys, n_words**2)
-            first_rank, second_rank = np.divmod(pair_rank, n_words)
-            return distinct[score_rank], by_rank[first_rank], by_rank[second_rank]
-    order = np.argsort(pair_rank)
-    order = order[np.argsort(-scores[order], kind="stable")]
-    return scores[order], first[order], second[order]
-
-
-def _ngram_order(scores, grams, terms):
-    """The permutation that sorts n-grams by (-score, first word, second word, ...)."""
-    used = np.zeros(len(terms), dtype=bool)
-    for g in grams:
-        used[g] = True
-    words = np.flatnonzero(used)
-    ranks = np.empty(len(terms), dtype=np.int64)
-    ranks[words[string_order(terms[words])]] = np.arange(len(words))
-    return np.lexsort([ranks[g] for g in reversed(grams)] + [-scores])
-
-
-def _ranked(tables):
-    """Merge the passes' (candidates, scores) tables, each sorted best first, into one."""
-    if len(tables) == 1:
-        candidates, scores = tables[0]
-        return list(zip(candidates, scores.tolist()))
-    table = [item for candidates, scores in tables for item in zip(candidates, scores.tolist())]
-    return sorted(table, key=lambda item: (-item[1], item[0]))
-
-
-def _join_pairs(units, level, delimiter):
-    """Greedy left-to-right joining of the adjacent pairs of ``level`` (gensim's rule).
-
-    ``level`` is ``(terms, keys)``: the unit strings and the sorted keys
-    ``first * len(terms) + second`` of the pairs to join. In a run of consecutive matching
-    pairs the 1st, 3rd, ... are joined, as a left-to-right scan that joins a pair and skips
-    past it does.
-    """
-    terms, pair_keys = level
-    if not units:
-        return []
-    vocab = dict(zip(terms.tolist(), range(len(terms))))
-    n_terms = len(terms)
-    ids, lengths = token_ids(units, vocab)
-    keys = ids[:-1] * n_terms + ids[1:]
-    pos = np.minimum(np.searchsorted(pair_keys, keys), len(pair_keys) - 1)
-    match = (ids[:-1] >= 0) & (ids[1:] >= 0) & (pair_keys[pos] == keys)
-    ends = np.cumsum(lengths)
-    match[ends[(ends > 0) & (ends < len(ids))] - 1] = False
-    idx = np.arange(len(match))
-    last_miss = np.maximum.accumulate(np.where(match, -1, idx))
-    chosen = np.flatnonzero(match & ((idx - last_miss) % 2 == 1))
-    flat = np.empty(len(ids), dtype=object)
-    flat[:] = list(chain.from_iterable(units))
-    flat[chosen] = [a + delimiter + b for a, b in zip(flat[chosen], flat[chosen + 1])]
-    keep = np.ones(len(ids), dtype=bool)
-    keep[chosen + 1] = False
-    doc_of = np.repeat(np.arange(len(lengths)), lengths)
-    new_lengths = lengths - np.bincount(doc_of[chosen], minlength=len(lengths))
-    return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
-
-
-def _join_ngrams(units, level, delimiter):
-    """Greedy left-to-right joining of the trigrams or quadgrams of ``level``.
-
-    ``level`` is ``(terms, grams)``: the unit strings and the (k, n) id array of the
-    n-grams to join. Scanning left to right, an n-gram of ``level`` is joined and the scan
-    resumes after it; the scan runs over all matches at once, one step per joined n-gram
-    of the longest chain of overlapping matches.
-    """
-    terms, grams = level
-    n = grams.shape[1]
-    if not units:
-        return []
-    vocab = dict(zip(terms.tolist(), range(len(terms))))
-    ids, lengths = token_ids(units, vocab)
-    flat = np.empty(len(ids), dtype=object)
-    flat[:] = list(chain.from_iterable(units))
-    # n-gram at position p: inside its document and made of known units
-    doc_end = np.repeat(np.cumsum(lengths), lengths)
-    starts = np.flatnonzero(np.arange(len(ids)) + n <= doc_end)
-    rows = np.stack([ids[starts + k] for k in range(n)], axis=1)
-    starts, rows = starts[(rows >= 0).all(axis=1)], rows[(rows >= 0).all(axis=1)]
-    _, inverse = np.unique(np.concatenate([grams, rows]), axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    accepted = np.zeros(len(grams) + len(rows), dtype=bool)
-    accepted[inverse[:len(grams)]] = True
-    match = starts[accepted[inverse[len(grams):]]]             # sorted positions
-    nxt = np.searchsorted(match, match + n)     # the next match a join at match[i] allows
-    chosen = np.zeros(len(match), dtype=bool)
-    frontier = np.flatnonzero(np.diff(match, prepend=-n) >= n)   # nothing blocks these
-    while frontier.size:
-        chosen[frontier] = True
-        frontier = nxt[frontier]
-        frontier = frontier[frontier < len(match)]
-        frontier = frontier[~chosen[frontier]]
-    at = match[chosen]
-    flat[at] = [delimiter.join(parts) for parts in zip(*(flat[at + k] for k in range(n)))]
-    keep = np.ones(len(ids), dtype=bool)
-    for k in range(1, n):
-        keep[at + k] = False
-    doc_of = np.repeat(np.arange(len(lengths)), lengths)
-    new_lengths = lengths - (n - 1) * np.bincount(doc_of[at], minlength=len(lengths))
-    return [part.tolist() for part in np.split(flat[keep], np.cumsum(new_lengths)[:-1])]
-
-
 def _count_partition(estimator, docs):
     """The :class:`NgramCounts` of one partition of a dask bag (on a worker)."""
     return estimator._count(map(strip_line_break, docs))
-
-
-def _rewrite_bag(estimator, bag):
-    """A bag of the rewritten documents of ``bag``, one partition per partition, in order.
-
-    Lazy: each partition is rewritten on a worker when the bag is computed (a failing one
-    names its partition and document). The fitted estimator is sent to each worker once,
-    without what ``transform`` does not read: the count tables and ``scores_`` (every
-    candidate), which can be far larger than the phrases in ``levels_``.
-    """
-    dask = _require_dask()
-    import dask.bag as db
-
-    light = copy.copy(estimator)
-    light.__dict__.pop("_counts", None)
-    light.scores_ = []
-    fitted = send_once(light, dask)
-    parts = [dask.delayed(_transform_partition, pure=True)(fitted, i, part)
-             for i, part in enumerate(bag.to_delayed())]
-    return db.from_delayed(parts)
-
-
-def _word_mask(word_filter, terms):
-    """True for the terms that ``word_filter`` removes (nltk's ``apply_word_filter``)."""
-    if word_filter is None:
-        return None
-    if callable(word_filter):
-        return np.fromiter((bool(word_filter(t)) for t in terms.tolist()), bool, len(terms))
-    stop = get_stop_words(word_filter)
-    return np.fromiter((t in stop for t in terms.tolist()), bool, len(terms))
-
-
-def _check_table(measure, table, candidates_of):
-    """Raise if a candidate's contingency table has a negative cell (see Notes of
-    ``Collocations``): the table measures are undefined there."""
-    cells = contingency(*table.marginals)
-    negative = np.zeros(len(table.counts), dtype=bool)
-    for cell in cells:
-        negative |= cell < 0
-    if negative.any():
-        i = int(np.flatnonzero(negative)[0])
-        raise ValueError(
-            f"measure={measure!r} is undefined for {candidates_of(i)!r}: its contingency "
-            f"table has a negative cell, because one word makes up most of the tokens "
-            f"(nltk's marginals count every token of a word, the n-gram counts only the "
-            f"positions where an n-gram fits). Use a measure of counts alone (pmi, "
-            f"student_t, dice, ...) or a corpus where no word dominates.")
 
 
 class Collocations(TextMixin, TransformerMixin, BaseEstimator):
@@ -456,9 +239,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        **{k: TEXT_PARAMETER_CONSTRAINTS[k] for k in (
-            "input", "encoding", "decode_error", "lowercase", "tokenizer", "token_pattern",
-            "stemmer", "stop_words")},
+        **TOKEN_PARAMETER_CONSTRAINTS,
         "measure": [StrOptions(set(MEASURES))],
         "min_count": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Real, None],
@@ -516,17 +297,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         if not self._one_pass():
             if is_dask_bag(X):
                 raise ValueError(self._not_additive("a dask bag"))
-            units = self._token_lists(X, check_tokens=False, copy=False)
-            self.__dict__.pop("_counts", None)
-            with _gc_paused():
-                self._fit_passes(units)
-            return self
+            return self._fit_passes(self._token_lists(X, check_tokens=False, copy=False))
         counts = self._count(X)
         check_corpus_nonempty(counts.n_documents)
-        self._counts = counts
-        with _gc_paused():
-            self._fit_counts(counts)
-        return self
+        return self._fit_counts(counts)
 
     @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
@@ -560,10 +334,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         else:
             check_corpus_nonempty(batch.n_documents)
             counts = batch
-        self._counts = counts
-        with _gc_paused():
-            self._fit_counts(counts)
-        return self
+        return self._fit_counts(counts)
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
@@ -591,13 +362,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         if self._one_pass():
             counts = self._count_lists(units, self._new_counts(lower=False))
             check_corpus_nonempty(counts.n_documents)
-            self._counts = counts
-            with _gc_paused():
-                self._fit_counts(counts)
+            self._fit_counts(counts)
         else:
-            self.__dict__.pop("_counts", None)
-            with _gc_paused():
-                self._fit_passes(units)
+            self._fit_passes(units)
         return self._rewrite(units)
 
     def transform(self, X):
@@ -618,8 +385,17 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "scores_")
         if is_dask_bag(X):
-            return _rewrite_bag(self, X)
+            return transform_partitions(self, X)
         return self._rewrite(self._named_token_lists(X))
+
+    def __nlpfeat_worker_copy__(self):
+        """A copy for a Dask worker's ``transform``, without what it does not read: the
+        count tables and ``scores_`` (every candidate), which can be far larger than the
+        phrases in ``levels_``."""
+        light = copy.copy(self)
+        light.__dict__.pop("_counts", None)
+        light.scores_ = []
+        return light
 
     def _named_token_lists(self, X):
         """New token lists of ``X`` (as ``_token_lists``); a tokenizer's error names the
@@ -638,10 +414,11 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         return units
 
     def _rewrite(self, units):
-        for level in self.levels_:
-            join = _join_pairs if len(level[1].shape) == 1 else _join_ngrams
-            units = join(units, level, self.delimiter)
-        return units
+        return rewrite(units, self.levels_, self.delimiter)
+
+    def _scoring(self):
+        return Scoring(self.measure, self.min_count, self.threshold, self.max_len,
+                       self.word_filter, self.ngram_filter)
 
     def _one_pass(self):
         """Whether one counting pass decides everything (else ``max_len > 2`` bigram
@@ -685,7 +462,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return bag_term_counts(self, X, _count_partition)
         counts = self._new_counts()
         check_not_dataframe(X)
-        tokens = None
+        to_tokens = None
         if counts.lower or self._token_fn() is list:       # the documents' own lists
             if type(X) is list and all(type(doc) is list for doc in X):
                 return self._count_lists(X, counts)
@@ -693,21 +470,14 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         else:
             tokens = self._token_fn()
             docs = iter_documents(X, self.input, self.encoding, self.decode_error)
-        limit = self._chunk_tokens()
-        units, size, start = [], 0, 0
-        for i, doc in enumerate(docs):
-            if tokens is not None:
+
+            def to_tokens(doc, index):
                 try:
-                    doc = tokens(doc)
+                    return tokens(doc)
                 except Exception as exc:
-                    raise document_error(exc, i) from exc
-            units.append(doc)
-            size += len(doc)
-            if size >= limit:
-                counts.add(units, start)
-                start = i + 1
-                units, size = [], 0
-        if units:
+                    raise document_error(exc, index) from exc
+
+        for start, units in document_chunks(docs, self._chunk_tokens(), to_tokens=to_tokens):
             counts.add(units, start)
         return counts
 
@@ -739,32 +509,46 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                              f"order={self.order} leave max_len=2.")
 
     def _fit_counts(self, counts):
+        """Keep ``counts`` (``partial_fit`` adds to them) and score them; returns self."""
+        self._counts = counts
+        with _gc_paused():
+            self._score_counts(counts)
+        return self
+
+    def _fit_passes(self, units):
+        """Fit by bigram passes (``max_len > 2``), which keep no counts; returns self."""
+        self.__dict__.pop("_counts", None)
+        with _gc_paused():
+            self._score_passes(units)
+        return self
+
+    def _score_counts(self, counts):
         """Score the n-grams of ``counts`` (one pass): sets ``scores_`` and ``levels_``."""
         table = counts.table(self.min_count)
         self.levels_, self.scores_ = [], []
         if self.order > 2:
-            level = self._score_ngrams(table)
+            level = score_ngrams(table, self._scoring())
             if level is not None:
                 candidates, scores, grams = level
                 self.scores_ = list(zip(candidates, scores.tolist()))
                 if len(grams):
                     self.levels_.append((table.terms, grams))
             return
-        level = self._score_level(table, {})
+        level = score_level(table, {}, self._scoring())
         if level is not None:
             candidates, scores, terms, _, _, passed, keys = level
             if passed.size:
                 self.levels_.append((terms, keys))
-            self.scores_ = _ranked([(candidates, scores)])
+            self.scores_ = ranked([(candidates, scores)])
 
-    def _fit_passes(self, units):
+    def _score_passes(self, units):
         """``max_len > 2``: bigram passes, each over the text rewritten by the previous."""
         check_corpus_nonempty(len(units))
         spans = {}                       # joined unit -> tuple of original tokens (pass >= 2)
         tables, self.levels_ = [], []
         for step in range(self.max_len - 1):       # one merging pass per extra token
             counts = self._count_lists(units, self._new_counts(lower=False))
-            level = self._score_level(counts.table(self.min_count), spans)
+            level = score_level(counts.table(self.min_count), spans, self._scoring())
             if level is None:
                 break
             candidates, scores, terms, first, second, passed, keys = level
@@ -776,88 +560,6 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                 for i in passed.tolist():
                     a, b = terms[first[i]], terms[second[i]]
                     spans[a + self.delimiter + b] = candidates[i]
-                units = _join_pairs(units, self.levels_[-1], self.delimiter)
-        self.scores_ = _ranked(tables)
+                units = join_pairs(units, self.levels_[-1], self.delimiter)
+        self.scores_ = ranked(tables)
 
-    def _filter(self, table, spans=None):
-        """The candidates of ``table``: frequent enough and kept by the filters; None if
-        none is left. ``spans`` maps joined units to their original tokens."""
-        keep = table.counts >= self.min_count
-        if spans:                                   # later passes: only pairs with a phrase
-            span_len = np.fromiter((len(spans.get(t, "_")) for t in table.terms), np.int64,
-                                   len(table.terms))
-            first, second = table.grams
-            keep &= (span_len[first] > 1) | (span_len[second] > 1)
-            keep &= span_len[first] + span_len[second] <= self.max_len
-        if self.word_filter is not None:
-            tokens = [spans.get(t, (t,)) if spans else (t,) for t in table.terms.tolist()]
-            flat = np.empty(sum(map(len, tokens)), dtype=object)
-            flat[:] = list(chain.from_iterable(tokens))
-            dropped = np.add.reduceat(_word_mask(self.word_filter, flat),
-                                      np.cumsum([0] + [len(t) for t in tokens[:-1]])) > 0 \
-                if len(tokens) else np.zeros(0, dtype=bool)
-            for g in table.grams:
-                keep &= ~dropped[g]
-        if not keep.any():
-            return None
-        table = _select(table, keep)
-        if self.ngram_filter is not None:
-            words = zip(*(table.terms[g].tolist() for g in table.grams))
-            if spans:
-                words = (tuple(chain.from_iterable(spans.get(w, (w,)) for w in gram))
-                         for gram in words)
-            keep = np.fromiter((not self.ngram_filter(*gram) for gram in words), bool,
-                               len(table.counts))
-            if not keep.any():
-                return None
-            table = _select(table, keep)
-        return table
-
-    def _scores(self, table, spans=None):
-        measure = canonical_measure(self.measure)
-        if measure in TABLE_MEASURES:
-            def candidate(i):
-                words = (table.terms[g[i]] for g in table.grams)
-                return tuple(chain.from_iterable(
-                    spans.get(w, (w,)) if spans else (w,) for w in words))
-
-            _check_table(self.measure, table, candidate)
-        if measure == "count":                  # the n-gram count, not over window - 1
-            return table.counts.astype(np.float64)
-        return assoc_scores(measure, *table.marginals)
-
-    def _score_ngrams(self, table):
-        """Score the trigrams or quadgrams; None when none is a candidate."""
-        table = self._filter(table)
-        if table is None:
-            return None
-        scores = self._scores(table)
-        order = _ngram_order(scores, table.grams, table.terms)
-        scores = scores[order]
-        grams = np.stack([g[order] for g in table.grams], axis=1)
-        candidates = list(zip(*(table.terms[g].tolist() for g in grams.T)))
-        if self.threshold is not None:
-            grams = grams[scores > self.threshold]
-        return candidates, scores, grams
-
-    def _score_level(self, table, spans):
-        """Score the pairs of one bigram pass; None when no pair is a candidate."""
-        table = self._filter(table, spans)
-        if table is None:
-            return None
-        terms, (first, second) = table.terms, table.grams
-        scores = self._scores(table, spans)
-        id_keys = first * len(terms) + second          # sorted: pairs come in id order
-        scores, first, second = _nltk_order(scores, first, second, terms)
-        lefts, rights = terms[first].tolist(), terms[second].tolist()
-        if spans:
-            candidates = [spans.get(a, (a,)) + spans.get(b, (b,)) for a, b in zip(lefts, rights)]
-        elif not spans and self.max_len == 2:   # one pass: scores_ consumes the pairs once
-            candidates = zip(lefts, rights)
-        else:
-            candidates = list(zip(lefts, rights))
-        if self.threshold is None:
-            return candidates, scores, terms, first, second, np.arange(len(scores)), id_keys
-        passed = np.flatnonzero(scores > self.threshold)
-        keys = np.sort(first[passed] * len(terms) + second[passed])   # id order, to search
-        return candidates, scores, terms, first, second, passed, keys

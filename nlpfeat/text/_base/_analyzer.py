@@ -6,6 +6,7 @@ per-document callables, once, for ``BagOfWords``, ``PositionalBagOfWords`` and
 ``transform`` time from the parameters, never stored, so estimators clone and pickle.
 """
 import codecs
+import copy
 import re
 import sys
 import warnings
@@ -55,6 +56,12 @@ TEXT_PARAMETER_CONSTRAINTS = {
     "strip_accents": [StrOptions({"ascii", "unicode"}), callable, None],
     "preprocessor": [callable, None],
 }
+
+#: The shared text options of the estimators that work on tokens (no n-grams, analyzer,
+#: accents or preprocessor): the one list of them, with their constraints.
+TOKEN_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
+                 "token_pattern", "stemmer", "stop_words")
+TOKEN_PARAMETER_CONSTRAINTS = {name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS}
 
 _ACCENT_STRIPPERS = {"ascii": strip_accents_ascii, "unicode": strip_accents_unicode}
 
@@ -149,6 +156,16 @@ class TextMixin:
     n-grams; ``build_analyzer`` returns the whole chain. Every callable these methods return
     pickles when the user's own callables do.
     """
+
+    def __nlpfeat_worker_copy__(self):
+        """The copy of this fitted estimator that a Dask worker needs for ``transform``.
+
+        The one hook through which the Dask glue (``nlpfeat.text._dask``) reaches an
+        estimator, besides its public methods: a shallow copy here; an estimator that
+        keeps statistics only ``partial_fit`` reads (count tables) leaves them out, so
+        that less is sent to every worker.
+        """
+        return copy.copy(self)
 
     def _iter_docs(self, X):
         """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""

@@ -7,26 +7,25 @@ the trigrams with a gap), every count kept, however small. It is fed whole docum
 chunk at a time (:meth:`NgramCounts.add`), so no n-gram crosses a document boundary and
 only one chunk of token ids is held at a time; the chunk tables are merged as they come
 (a binary counter of sorted runs: each chunk's counts are merged about log2(chunks)
-times, by a compiled two-pointer pass, :mod:`._sorted_merge`; tuples of ids are packed
+times, by a compiled two-pointer pass, :mod:`._sorted_tables`; tuples of ids are packed
 into int64 keys with fixed fields while the ids fit, so the merges are linear). All of it
-is integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag add up
-(:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
+is integer sums: counts of batches (``partial_fit``) or of the partitions of a Dask bag
+add up (:meth:`NgramCounts.merge`) to the counts of the whole, bit for bit, and terms are
 numbered in order of first appearance, which a merge in corpus order keeps.
 
-Tokens are numbered by compiled tables kept from chunk to chunk (:mod:`._token_hash`):
-one pass per chunk over its joined bytes, where a dict lookup per token from Python cost
-more than all the counting at 100M tokens; with ``lower=True`` each new raw token is
-lowercased once and numbered in a second table of lowercase forms. The dicts of the raw
-tokens and terms, and the terms' strings, are built only when they are read
-(``vocabulary``, a merge, a pickle); a table gathers the strings of its n-grams' words
-only. A chunk the tables cannot number exactly (a token that is not a str, holds
-``"\\x00"`` or a lone surrogate) builds the dicts, and a dict lookup per token (in C)
-takes over for good: lowercasing (``lower=True``) then runs once per distinct raw token,
-whose term id is cached, and not at all while it would change no token (checked once per
-chunk, on its new tokens joined).
+Tokens are numbered by compiled tables kept from chunk to chunk (:mod:`._token_table`):
+one pass per chunk over its joined bytes, cheaper than a dict lookup per token; with
+``lower=True`` each new raw token is lowercased once and numbered in a second table of
+lowercase forms. The dicts of the raw tokens and terms, and the terms' strings, are built
+only when they are read (``vocabulary``, a merge, a pickle); a table gathers the strings
+of its n-grams' words only. A chunk the tables cannot number exactly (a token that is not
+a str, holds ``"\\x00"`` or a lone surrogate) builds the dicts, and a dict lookup per
+token (in C) takes over for good: lowercasing (``lower=True``) then runs once per distinct
+raw token, whose term id is cached, and not at all while it would change no token (checked
+once per chunk, on its new tokens joined).
 """
-from collections import defaultdict, namedtuple
-from itertools import chain, count, islice
+from collections import namedtuple
+from itertools import count, islice
 from operator import itemgetter
 
 import numpy as np
@@ -36,8 +35,9 @@ from nlpfeat.text._counting._pair_tables import (
     pair_table,
     reduce_pairs,
     split_keys,
+    token_ids,
 )
-from nlpfeat.text._counting._vocabulary import grown
+from nlpfeat.text._counting._vocabulary import growing_vocabulary, grown
 
 __all__ = ["NgramCounts", "Table"]
 
@@ -173,10 +173,10 @@ class NgramCounts:
         self.window = window
         self.lower = lower
         self.max_key = max_key
-        self._vocabulary = _growing()
+        self._vocabulary = growing_vocabulary(counted=True)
         self.n_tokens = 0
         self.n_documents = 0
-        self._raw = _growing() if lower else None          # raw token -> raw id (a cache)
+        self._raw = growing_vocabulary(counted=True) if lower else None   # raw -> raw id (a cache)
         # lowercasing has changed no token yet (and nothing was merged): every raw token is
         # its own term, with its raw id; the vocabulary is then filled in when it is read
         self._raw_terms = lower
@@ -217,12 +217,13 @@ class NgramCounts:
         strings = raw.strings()
         self._slot_terms = list(map(str.lower, strings)) if self.lower else strings
         if not self.lower:
-            self._vocabulary = _growing(zip(strings, range(raw.n)), raw.n)
+            self._vocabulary = growing_vocabulary(zip(strings, range(raw.n)), counted=True,
+                                                  size=raw.n)
             return
-        self._raw = _growing(zip(strings, range(raw.n)), raw.n)
+        self._raw = growing_vocabulary(zip(strings, range(raw.n)), counted=True, size=raw.n)
         slots = self._term_slot[:lower.n].tolist()     # each term's id, in their order
-        self._vocabulary = _growing(zip(map(self._slot_terms.__getitem__, slots), slots),
-                                    lower.n)
+        self._vocabulary = growing_vocabulary(
+            zip(map(self._slot_terms.__getitem__, slots), slots), counted=True, size=lower.n)
         self._raw_terms = False
 
     def _sync_vocabulary(self, n_raw):
@@ -266,8 +267,7 @@ class NgramCounts:
         vocab = self._raw if self.lower else self._vocabulary
         before = len(vocab)
         try:
-            ids = np.fromiter(map(vocab.__getitem__, chain.from_iterable(units)),
-                              np.int64, int(lengths.sum()))
+            ids = token_ids(units, vocab, lengths)[0]
         except TypeError:                       # an unhashable token
             _check_types(units, None, start)
             raise
@@ -485,6 +485,11 @@ class NgramCounts:
             self._push(shape, run, weight)
         return self
 
+    def split(self, n_shards):
+        """N-gram counts do not split (see :class:`~nlpfeat.text._counting.Counts`): the
+        whole counts, then None for each other shard."""
+        return [self] + [None] * (n_shards - 1)
+
     def table(self, min_count=1):
         """The n-grams counted at least ``min_count`` times, with nltk's marginals, over
         their words alone (``terms``), numbered ``0 .. len(terms) - 1`` in the order of
@@ -549,17 +554,9 @@ class NgramCounts:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._hashing, self._tables = False, None    # settled by __getstate__
-        self._vocabulary = _growing(self._vocabulary)
+        self._vocabulary = growing_vocabulary(self._vocabulary, counted=True)
         if self._raw is not None:
-            self._raw = _growing(self._raw)
-
-
-def _growing(mapping=(), size=None):
-    """A dict of ids (a copy of ``mapping``: a dict, or ``size`` (key, id) pairs) that
-    gives a new key the next id, as :func:`~nlpfeat.text._counting._pair_tables.new_vocabulary` does, from
-    a counter rather than a call of ``len`` (5% less time per lookup on Lee's corpus,
-    where one token in six is new)."""
-    return defaultdict(count(len(mapping) if size is None else size).__next__, mapping)
+            self._raw = growing_vocabulary(self._raw, counted=True)
 
 
 def _last_keys(mapping, before):
@@ -572,7 +569,7 @@ def _last_keys(mapping, before):
 
 def _lowercase(tokens):
     """Whether ``str.lower`` leaves every token as it is, by one ``lower`` of them all
-    joined (a call per token cost a fifth of a fit). Joined, the one context rule of
+    joined (far cheaper than a call per token). Joined, the one context rule of
     ``lower`` (a final capital sigma) could only change a capital sigma, which lowercasing
     changes anyway, and no character lowercases to a string that starts with itself, so
     the joined string is unchanged exactly when every token is."""

@@ -18,10 +18,12 @@ import scipy.sparse as sp
 from nlpfeat.text._counting._vocabulary import string_order
 
 __all__ = [
+    "INT32_MAX",
+    "MASK",
+    "SHIFT",
     "join_keys",
     "layout_documents",
     "merge_tables",
-    "new_vocabulary",
     "pair_table",
     "pairs_to_matrix",
     "reduce_pairs",
@@ -30,35 +32,33 @@ __all__ = [
     "token_ids",
 ]
 
-_SHIFT = 32                        # a pair key is word << 32 | context (ids below 2**31)
-_MASK = (1 << _SHIFT) - 1
+SHIFT = 32                         # a pair key is word << 32 | context (ids below 2**31)
+MASK = (1 << SHIFT) - 1
+INT32_MAX = np.iinfo(np.int32).max  # the largest count or index an int32 array holds
 _NARROW_SHIFT = 16                 # with fewer than 2**16 ids, a pair fits a uint32
 _NARROW = 1 << _NARROW_SHIFT
 
 
-def new_vocabulary():
-    """An empty growing vocabulary: looking up a new term gives it the next id."""
-    vocabulary = defaultdict()
-    vocabulary.default_factory = vocabulary.__len__
-    return vocabulary
-
-
-def token_ids(token_lists, vocabulary):
+def token_ids(token_lists, vocabulary, lengths=None):
     """Map token lists to one flat id array plus document lengths.
 
     Parameters
     ----------
     token_lists : list of list of str
     vocabulary : dict
-        term -> id. Unknown terms get id -1, unless ``vocabulary`` comes from
-        :func:`new_vocabulary`, which numbers them in order of first appearance.
+        term -> id. Unknown terms get id -1, unless ``vocabulary`` is a
+        :func:`~nlpfeat.text._counting._vocabulary.growing_vocabulary`, which numbers them
+        in order of first appearance.
+    lengths : ndarray of int64 or None, default=None
+        The documents' lengths, when the caller has them already.
 
     Returns
     -------
     ids : ndarray of int64, shape (n_tokens,)
     lengths : ndarray of int64, shape (n_docs,)
     """
-    lengths = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
+    if lengths is None:
+        lengths = np.fromiter(map(len, token_lists), np.int64, len(token_lists))
     flat = chain.from_iterable(token_lists)
     if isinstance(vocabulary, defaultdict):
         lookup = map(vocabulary.__getitem__, flat)
@@ -140,12 +140,12 @@ def merge_tables(table, other):
 
 def split_keys(keys):
     """Pair keys -> (word ids, context ids)."""
-    return keys >> _SHIFT, keys & _MASK
+    return keys >> SHIFT, keys & MASK
 
 
 def join_keys(words, contexts):
     """(word ids, context ids) -> pair keys ``word << 32 | context`` (int64)."""
-    return (words.astype(np.int64) << _SHIFT) | contexts
+    return (words.astype(np.int64) << SHIFT) | contexts
 
 
 def pair_table(padded_ids, window, *, weighting="uniform", reach=None, upper=False):
@@ -180,7 +180,7 @@ def pair_table(padded_ids, window, *, weighting="uniform", reach=None, upper=Fal
     # ids below 2**16 pack a pair into 32 bits, which sorts about twice as fast
     narrow = len(padded_ids) > 0 and padded_ids.max() < _NARROW
     ids = padded_ids.astype(np.uint32) if narrow else padded_ids
-    shift = _NARROW_SHIFT if narrow else _SHIFT
+    shift = _NARROW_SHIFT if narrow else SHIFT
     keys, weights = [], []
     if reach is None:
         reach = np.full(min(window, max(len(padded_ids) - 1, 0)), len(padded_ids))
@@ -197,7 +197,7 @@ def pair_table(padded_ids, window, *, weighting="uniform", reach=None, upper=Fal
     keys, values = reduce_pairs(keys, np.concatenate(weights) if weights else None)
     if narrow:        # back to the int64 layout word << 32 | context (order unchanged)
         wide = keys.astype(np.int64)
-        keys = ((wide >> _NARROW_SHIFT) << _SHIFT) | (wide & (_NARROW - 1))
+        keys = ((wide >> _NARROW_SHIFT) << SHIFT) | (wide & (_NARROW - 1))
     return keys, values
 
 

@@ -2,9 +2,9 @@
 
 A count table is its sorted distinct int64 keys and their int64 counts. Two tables are
 added by one two-pointer pass over both (each key read once, sequentially), where a
-``searchsorted`` of one table's keys in the other (:func:`nlpfeat.text._counting._pair_tables.merge_tables`)
-probes ``log2(n)`` scattered keys per key: at 10M tokens the n-gram merges were 40% of a
-``Collocations`` fit that way, and they grew faster than the corpus.
+``searchsorted`` of one table's keys in the other
+(:func:`nlpfeat.text._counting._pair_tables.merge_tables`) probes ``log2(n)`` scattered
+keys per key, a cost that grows faster than the corpus.
 
 The adjacent pairs of a chunk of documents are keyed in one pass that skips the document
 boundaries, sorted by numpy's (vectorised) sort, and run-length counted in one pass.

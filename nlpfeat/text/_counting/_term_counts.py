@@ -21,38 +21,24 @@ Another counting estimator adopts this with a few lines::
 (:func:`count_terms` does exactly this.)
 """
 import zlib
-from numbers import Real
 
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat.text._counting._vocabulary import count_chunks, growing_vocabulary, grown
 
-__all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms", "term_shards",
-           "check_working_memory"]
+__all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms", "term_shards"]
 
 #: Bytes of temporary memory one buffered feature costs while a chunk is counted: its
 #: term id in a Python list (8), the id and count arrays and scipy's duplicate summing.
 BYTES_PER_TOKEN = 32
 
 
-def check_working_memory(working_memory):
-    """Raise ValueError unless ``working_memory`` is None or a positive number of MiB."""
-    if working_memory is None:
-        return
-    if (not isinstance(working_memory, Real) or isinstance(working_memory, bool)
-            or not np.isfinite(working_memory) or working_memory <= 0):
-        raise ValueError(
-            f"working_memory must be a positive number of MiB or None; got {working_memory!r}."
-        )
-
-
 def chunk_tokens(working_memory=None):
     """Features counted per chunk so that one chunk's temporaries fit ``working_memory`` MiB.
 
-    ``None`` means scikit-learn's ``working_memory`` configuration when the user set it,
-    else nlpfeat's default budget (:func:`nlpfeat._chunking.resolve_working_memory`, as
-    for every chunked computation of nlpfeat).
+    ``working_memory`` resolves and is checked as for every chunked computation of
+    nlpfeat (:func:`nlpfeat._chunking.resolve_working_memory`).
 
     Examples
     --------
@@ -60,7 +46,6 @@ def chunk_tokens(working_memory=None):
     >>> chunk_tokens(1)
     32768
     """
-    check_working_memory(working_memory)
     return chunk_n_rows(BYTES_PER_TOKEN, 1 << 62, working_memory)
 
 
@@ -129,8 +114,9 @@ class TermCounts:
         if self._xlogx is not None:
             self._xlogx = grown(self._xlogx, n)
 
-    def add(self, chunk):
-        """Add the counts of one :class:`~nlpfeat.text._counting._vocabulary.CountChunk` (in these ids)."""
+    def add(self, chunk, start=0):
+        """Add the counts of one :class:`~nlpfeat.text._counting._vocabulary.CountChunk`
+        (in these ids); ``start`` is ignored (the chunk knows its first document)."""
         n = self.n_terms
         self._reserve(n)
         self.first_seen = None          # (set for a bag's partition once it is counted)

@@ -3,14 +3,14 @@
 A Python dict lookup per token (``map(vocabulary.__getitem__, tokens)``) hashes every
 token's characters again (fresh strings carry no cached hash), and with a large
 vocabulary it misses the cache two or three times a token: the dict's entry, then the
-key's string to compare. It was 1.7 of the 4.1 s of a ``Collocations`` fit at 10M
-tokens, 22.9 of 51.8 s at 100M (229 ns a token), and it grew faster than the corpus.
+key's string to compare: a cost that grows faster than the corpus.
 
 :class:`TokenTable` numbers distinct tokens in order of first appearance, the ids kept
 from chunk to chunk. A chunk's tokens are joined by ``"\\x00"`` (which no token may hold:
 the chunk is checked) and encoded once; numpy finds the zero bytes that end the tokens,
-then one compiled pass reads each token eight bytes at a time, hashes it and looks it up in an open-addressing table whose rows hold the hash, the
-token's first eight bytes and its length. A token of at most eight bytes is its first
+then one compiled pass reads each token eight bytes at a time, hashes it and looks it up
+in an open-addressing table whose rows hold the hash, the token's first eight bytes and
+its length. A token of at most eight bytes is its first
 word (zero-padded; no token holds a zero byte), so a row that matches on word and length
 is that token: no second memory access. A longer token is compared word by word with
 its bytes, kept eight-aligned in the table's own store. Two distinct tokens never share
@@ -226,11 +226,11 @@ def joined_tokens(units, lengths):
 
 
 def table_ids(table, units, lengths):
-    """``(ids, is_ascii)``: the flat ids of the tokens of the documents ``units`` (lists of
-    ``lengths`` tokens) numbered by the :class:`TokenTable` ``table``, as
-    :func:`~nlpfeat.text._counting._pair_tables.token_ids` numbers them with a growing vocabulary, and
-    whether the tokens are ASCII; None (nothing added) where a dict must decide: a token
-    that is not a str, holds ``"\\x00"`` or a lone surrogate."""
+    """``(ids, is_ascii)``: the flat ids of the tokens of the documents ``units`` (lists
+    of ``lengths`` tokens) numbered by the :class:`TokenTable` ``table``, as
+    :func:`~nlpfeat.text._counting._pair_tables.token_ids` numbers them with a growing
+    vocabulary, and whether the tokens are ASCII; None (nothing added) where a dict must
+    decide: a token that is not a str, holds ``"\\x00"`` or a lone surrogate."""
     found = joined_tokens(units, lengths)
     if found is None:
         return None if lengths.sum() else (np.zeros(0, np.int64), True)

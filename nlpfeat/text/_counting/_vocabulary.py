@@ -8,7 +8,7 @@ the column indices, and pruning uses ``np.bincount`` document frequencies.
 """
 from collections import defaultdict
 from collections.abc import Mapping
-from itertools import repeat
+from itertools import count, repeat
 from numbers import Integral
 from typing import NamedTuple
 
@@ -114,8 +114,14 @@ def grown(array, n, keep=None):
     return new
 
 
-def growing_vocabulary(terms=()):
+def growing_vocabulary(terms=(), *, counted=False, size=None):
     """A term -> id ``defaultdict`` in which looking up a new term gives it the next id.
+
+    The one growing vocabulary of the counting engine. The next id is ``len(vocabulary)``,
+    so terms may also be added with ``update``. With ``counted=True`` it comes from a
+    counter started at ``size`` (default ``len(terms)``; give it when ``terms`` is an
+    iterator of (term, id) pairs), which is faster per lookup but is not advanced by
+    ``update``: for a vocabulary whose owner keeps the ids in step (``NgramCounts``).
 
     Examples
     --------
@@ -123,7 +129,12 @@ def growing_vocabulary(terms=()):
     >>> vocabulary = growing_vocabulary({"a": 0})
     >>> [vocabulary[t] for t in ["b", "a", "c", "b"]]
     [1, 0, 2, 1]
+    >>> counted = growing_vocabulary(zip("xy", range(2)), counted=True, size=2)
+    >>> counted["z"], counted["x"]
+    (2, 0)
     """
+    if counted:
+        return defaultdict(count(len(terms) if size is None else size).__next__, terms)
     vocabulary = defaultdict(None, terms)
     vocabulary.default_factory = vocabulary.__len__
     return vocabulary

@@ -8,10 +8,12 @@ from nlpfeat.text._dask._bags import (
     bag_term_counts,
     is_dask_bag,
     send_once,
+    splitting,
     strip_line_break,
     transform_bag,
+    transform_partitions,
     without_statistics,
 )
 
-__all__ = ["SPLIT_EVERY", "bag_term_counts", "is_dask_bag", "send_once", "strip_line_break",
-           "transform_bag", "without_statistics"]
+__all__ = ["SPLIT_EVERY", "bag_term_counts", "is_dask_bag", "send_once", "splitting",
+           "strip_line_break", "transform_bag", "transform_partitions", "without_statistics"]

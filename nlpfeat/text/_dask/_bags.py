@@ -1,21 +1,25 @@
 """Dask bags of documents for the counting vectorizers (the optional extra ``dask``).
 
 ``fit`` on a ``dask.bag.Bag`` counts each partition on the workers into a
-:class:`~nlpfeat.text._counting._term_counts.TermCounts` (streamed within ``working_memory``), splits
-it into shards of disjoint terms and merges shard k of all partitions by its own tree
-reduction, the shards in parallel (see :func:`bag_term_counts`); the estimator is then fitted from the merged statistics
-exactly as from a single-machine pass, so its vocabulary and statistics are the same, bit
-for bit (they are integer sums). ``transform`` of a bag returns a ``dask.array`` whose
-blocks are the CSR matrices of the partitions (rows in the bag's order), as dask-ml's
+:class:`~nlpfeat.text._counting._term_counts.TermCounts` (streamed within
+``working_memory``), splits it into shards of disjoint terms and merges shard k of all
+partitions by its own tree reduction, the shards in parallel (see
+:func:`bag_term_counts`); the estimator is then fitted from the merged statistics exactly
+as from a single-machine pass, so its vocabulary and statistics are the same, bit for bit
+(they are integer sums). ``transform`` of a bag returns a ``dask.array`` whose blocks are
+the CSR matrices of the partitions (rows in the bag's order), as dask-ml's
 ``CountVectorizer`` does; the fitted vectorizer is scattered to every worker once.
 
 ``dask.bag.read_text`` keeps each line's line break: one trailing ``"\\n"`` or ``"\\r\\n"``
 is removed from every ``str`` (or ``bytes``) document of a bag, as nlpfeat's own
 one-document-per-line rule does; nothing else is stripped.
 
-Another estimator built on :class:`TermCounts` adopts this with
-``bag_term_counts(estimator, bag, count_partition)`` where ``count_partition(estimator,
-docs)`` returns the partition's ``TermCounts`` (or any object with ``merge``).
+The glue calls the estimators only through what is declared: the ``count_partition``
+function an estimator passes to :func:`bag_term_counts` (``count_partition(estimator,
+docs)`` returns the partition's counts, which follow the
+:class:`~nlpfeat.text._counting.Counts` protocol; :func:`splitting` declares the ones
+whose counts split into shards), the public ``transform``, and the hook
+``__nlpfeat_worker_copy__`` of :class:`~nlpfeat.text._base._analyzer.TextMixin`.
 """
 import copy
 import uuid
@@ -24,11 +28,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from nlpfeat.text._counting._term_counts import TermCounts, count_terms
-from nlpfeat.text._counting._vocabulary import check_vocabulary, error_with_context
+from nlpfeat.text._counting._term_counts import TermCounts
+from nlpfeat.text._counting._vocabulary import error_with_context
 
-__all__ = ["is_dask_bag", "bag_term_counts", "transform_bag", "strip_line_break",
-           "send_once", "without_statistics", "SPLIT_EVERY"]
+__all__ = ["SPLIT_EVERY", "bag_term_counts", "is_dask_bag", "send_once", "splitting",
+           "strip_line_break", "transform_bag", "transform_partitions", "without_statistics"]
 
 #: Partition results merged per task of the tree reduction.
 SPLIT_EVERY = 8
@@ -67,19 +71,9 @@ def strip_line_break(doc):
     return doc
 
 
-def count_vectorizer_partition(estimator, docs):
-    """The :class:`TermCounts` of one partition for a counting vectorizer."""
-    fixed = None if estimator.vocabulary is None else check_vocabulary(estimator.vocabulary)
-    counts = TermCounts(fixed, xlogx=estimator._needs_xlogx())
-    return count_terms(estimator._iter_docs(map(strip_line_break, docs)), counts,
-                       analyze=estimator._feature_fn(),
-                       working_memory=estimator.working_memory)
-
-
 def _raise_partition_error(exc, index):
-    """Raise ``exc`` naming its partition, never as its own cause: distributed walks the
-    chain of causes of a worker's error, and a loop (``raise e from e``, where the context
-    can only be added as a note) exhausted the worker's memory. A ValueError that cannot
+    """Raise ``exc`` naming its partition, never as its own cause (distributed walks the
+    chain of causes of a worker's error, so a loop would never end). A ValueError that cannot
     be rebuilt from one message (UnicodeDecodeError, whose arguments distributed does not
     carry back) becomes a plain ValueError with the whole message."""
     where = f"Partition {index} of the bag"
@@ -93,7 +87,14 @@ def _raise_partition_error(exc, index):
     raise exc
 
 
-def _count_partition(count_partition, estimator, index, docs):
+def splitting(count_partition):
+    """Declare that ``count_partition`` returns counts whose ``split`` gives disjoint
+    shards (:class:`TermCounts`), which :func:`bag_term_counts` then reduces in parallel."""
+    count_partition.splits = True
+    return count_partition
+
+
+def _counted_partition(count_partition, estimator, index, docs):
     try:
         counts = count_partition(estimator, docs)
     except Exception as exc:
@@ -116,30 +117,29 @@ def _merge(*parts):
     return merged
 
 
-def bag_term_counts(estimator, bag, count_partition=count_vectorizer_partition, *,
-                    split_every=SPLIT_EVERY, n_shards=None):
+def bag_term_counts(estimator, bag, count_partition, *, split_every=SPLIT_EVERY,
+                    n_shards=None):
     """Statistics of a bag: per-partition counts on the workers, merged by a tree reduction.
 
     With a learned vocabulary each partition's counts are split into ``n_shards`` parts of
     disjoint terms (:meth:`TermCounts.split`), shard k of all partitions is merged by its
     own tree on the workers, in parallel, and the driver only appends the disjoint shards.
-    (One tree over whole partitions ended in a single task merging every partition's
-    vocabulary, and the whole vocabulary crossing the network twice: at 10M tokens and 2
-    workers it was a quarter of the fit.)
+    (One tree over whole partitions would end in one task merging every vocabulary.)
 
     Parameters
     ----------
     estimator : estimator
         Its parameters (a clone is sent to the workers, never fitted state).
     bag : dask.bag.Bag
-    count_partition : callable, default=count_vectorizer_partition
-        ``(estimator, docs) -> counts`` with a ``merge`` method that adds another's counts.
+    count_partition : callable
+        ``(estimator, docs) -> counts`` following the
+        :class:`~nlpfeat.text._counting.Counts` protocol.
     split_every : int, default=8
         Fan-in of the reduction tree.
     n_shards : int or None, default=None
         Parts of the vocabulary reduced in parallel; None: twice the workers of the active
-        ``distributed`` client, or 1 without one. Only the :class:`TermCounts` of the
-        default ``count_partition`` split: other counts are reduced by one tree.
+        ``distributed`` client, or 1 without one. Only the counts of a ``count_partition``
+        declared by :func:`splitting` split: other counts are reduced by one tree.
 
     Returns
     -------
@@ -148,7 +148,7 @@ def bag_term_counts(estimator, bag, count_partition=count_vectorizer_partition, 
     """
     dask = _require_dask()
     template = dask.delayed(clone(estimator), name=f"nlpfeat-params-{uuid.uuid4().hex}")
-    parts = [dask.delayed(_count_partition, pure=True)(count_partition, template, i, part)
+    parts = [dask.delayed(_counted_partition, pure=True)(count_partition, template, i, part)
              for i, part in enumerate(bag.to_delayed())]
     if not parts:
         return count_partition(estimator, [])
@@ -172,11 +172,9 @@ def _tree(level, split_every, dask):
 
 def _n_shards(count_partition, n_shards, n_parts):
     """Shards of the reduction of ``n_parts`` partitions' counts. Counts that do not split
-    (n-gram and pair counts) go whole through one tree: as the first of several pieces of
-    a ``_split`` they sat in a tuple that a worker could be serializing for another
-    shard's merge while its own merge added to them in place (the likely cause of a
-    wrong fit of a bag in one run of the test suite)."""
-    if count_partition is not count_vectorizer_partition:
+    (n-gram and pair counts) go whole through one tree, never as the first piece of a
+    ``_split`` tuple that a worker could be serializing while a merge adds to it."""
+    if not getattr(count_partition, "splits", False):
         return 1
     return min(n_parts, n_shards or _default_shards())
 
@@ -213,23 +211,35 @@ def _transform_block(shipped, index, docs):
 
 
 def without_statistics(estimator):
-    """A shallow copy without the counts ``partial_fit`` accumulates (transform needs only
-    the vocabulary and weights): less to send to every worker."""
-    if hasattr(estimator, "_transform_lookup"):
-        estimator._transform_lookup()     # built here once, not on every worker
-    light = copy.copy(estimator)
-    light.__dict__.pop("_term_counts", None)
-    return light
+    """What a worker needs of the fitted ``estimator`` for ``transform``: its hook
+    ``__nlpfeat_worker_copy__()`` (a copy without the counts that ``partial_fit``
+    accumulates: less to send to every worker), else a shallow copy."""
+    hook = getattr(estimator, "__nlpfeat_worker_copy__", None)
+    return hook() if hook is not None else copy.copy(estimator)
+
+
+def transform_partitions(estimator, bag):
+    """A lazy bag of the fitted ``estimator``'s ``transform`` of each partition of ``bag``,
+    in order (for estimators whose output is a list per document, not a matrix).
+
+    The estimator is sent to each worker once (:func:`send_once`, of
+    :func:`without_statistics`); a failing partition is named when the bag is computed.
+    """
+    dask = _require_dask()
+    import dask.bag as db
+
+    fitted = send_once(without_statistics(estimator), dask)
+    parts = [dask.delayed(_transform_partition, pure=True)(fitted, i, part)
+             for i, part in enumerate(bag.to_delayed())]
+    return db.from_delayed(parts)
 
 
 class Shipped:
     """A fitted estimator on its way to the workers; ``get()`` returns it there.
 
-    Its mappings (``vocabulary_`` and the lookup of ``transform``, a million terms each at
-    100M tokens) are pickled as a list of keys and an array of values and rebuilt once per
-    worker process, at the first ``get()``: a pickled dict has twice the objects, and
-    serializing, replicating and loading two of them held every worker idle for seconds
-    between the fit and the transform of a bag. Without pickling (a local scheduler)
+    Its mappings (``vocabulary_`` and the lookup of ``transform``) are pickled as a list of
+    keys and an array of values and rebuilt once per worker process, at the first
+    ``get()``: a pickled dict has twice the objects. Without pickling (a local scheduler)
     ``get()`` returns the estimator itself.
     """
 
@@ -269,8 +279,7 @@ def send_once(obj, dask):
 
     With a ``distributed`` client it is scattered to every worker directly (broadcast), so
     neither the graph nor the scheduler carries it, and no worker waits to fetch it from
-    another (a 600k-term vocabulary took longer to pass along than to count a partition,
-    at 10M tokens). Otherwise a named ``dask.delayed``: tokenizing (hashing) a large
+    another. Otherwise a named ``dask.delayed``: tokenizing (hashing) a large
     vocabulary would cost more than it saves.
     """
     try:

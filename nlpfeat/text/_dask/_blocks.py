@@ -3,11 +3,11 @@
 ``.compute()`` of such an array stacks its blocks with dask's ``concatenate_lookup`` for
 the blocks' type. For ``scipy.sparse`` matrices dask calls ``scipy.sparse.hstack`` on
 every block (a copy of each, for an array of one column of blocks) and then
-``scipy.sparse.vstack``: 4.1-4.4 s for the 78M non-zeros of a 100M-token corpus, on one
-worker, while the others wait. The blocks are therefore :class:`CsrBlock` (a
-``csr_matrix`` in every other respect), for which the stacking is registered here: one
-block is returned as it is, and rows are stacked by concatenating the three CSR arrays
-(a copy of the data, nothing else). The stacked result is a plain ``csr_matrix``.
+``scipy.sparse.vstack``, on one worker while the others wait. The blocks are therefore
+:class:`CsrBlock` (a ``csr_matrix`` in every other respect), for which the stacking is
+registered here: one block is returned as it is, and rows are stacked by concatenating the
+three CSR arrays (a copy of the data, nothing else). The stacked result is a plain
+``csr_matrix``.
 
 This module registers the stacking with dask when it is imported, which happens only
 where blocks are made or unpickled (the workers, and the driver of a bag's
@@ -16,9 +16,9 @@ where blocks are made or unpickled (the workers, and the driver of a bag's
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CsrBlock", "stack_blocks"]
+from nlpfeat.text._counting._pair_tables import INT32_MAX
 
-_INT32_MAX = np.iinfo(np.int32).max
+__all__ = ["CsrBlock", "stack_blocks"]
 
 
 class CsrBlock(sp.csr_matrix):
@@ -56,7 +56,7 @@ def stack_blocks(blocks, axis=0):
         return sp.csr_matrix(stack(blocks, format="csr"))
     n_cols = widths.pop()
     nnz = np.array([block.nnz for block in blocks], dtype=np.int64)
-    index = np.int32 if max(int(nnz.sum()), n_cols) <= _INT32_MAX else np.int64
+    index = np.int32 if max(int(nnz.sum()), n_cols) <= INT32_MAX else np.int64
     data = np.concatenate([block.data for block in blocks])
     indices = np.concatenate([block.indices for block in blocks]).astype(index, copy=False)
     offsets = np.concatenate(([0], np.cumsum(nnz)[:-1]))

@@ -30,7 +30,7 @@ from nlpfeat.kernels._shared import (
     resolve_engine,
     segment_ids,
 )
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
@@ -39,7 +39,6 @@ from nlpfeat.text._counting._vocabulary import (
     prune_vocabulary,
     terms_in_column_order,
 )
-from nlpfeat.text._kernel_features._pooling import TOKEN_OPTIONS
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._vectorizers._bow import COUNTING_PARAMETER_CONSTRAINTS
 
@@ -164,7 +163,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
            for name in ("min_df", "max_df", "max_features", "vocabulary")},
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "engine": [StrOptions(set(ENGINES))],
-        **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
+        **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(self, *, n_positions=5, kernel="gaussian", bandwidth=0.2, combine="concat",

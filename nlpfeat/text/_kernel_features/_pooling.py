@@ -41,7 +41,7 @@ from nlpfeat.kernels._shared import (
     segment_ids,
     segment_kernel_weights,
 )
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._kernel_features._token_vectors import resolve_embeddings
@@ -49,9 +49,6 @@ from nlpfeat.text._vectorizers._schemes import sklearn_idf
 
 __all__ = ["KernelAttentionPooling"]
 
-#: The shared text options that make sense for token embeddings (unigrams, no n-grams).
-TOKEN_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
-                 "token_pattern", "stemmer", "stop_words")
 
 
 class _LongDocument:
@@ -210,7 +207,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                       StrOptions({"median", "scott", "silverman"}), "array-like"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "engine": [StrOptions(set(ENGINES))],
-        **{name: TEXT_PARAMETER_CONSTRAINTS[name] for name in TOKEN_OPTIONS},
+        **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="median",

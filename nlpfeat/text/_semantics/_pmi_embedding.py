@@ -21,13 +21,9 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._association._cooccurrence import (
-    PairCounts,
-    counting_limit,
-    doc_chunks,
-)
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
+from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._counting._term_counts import chunk_tokens
 from nlpfeat.text._counting._vocabulary import count_chunks, document_error
@@ -137,8 +133,6 @@ def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state
     U *= np.sign(U[top, np.arange(U.shape[1])])
     return U.astype(dtype, copy=False), S[:n_components].astype(dtype, copy=False)
 
-_TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
-                 "token_pattern", "stemmer", "stop_words")
 
 
 class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
@@ -189,8 +183,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         Seeds the randomized SVD.
     working_memory : float, default=None
         MiB per chunk of co-occurrence counting (and per bucket of its merge); None
-        means 64 MiB, as for :func:`~nlpfeat.text.cooccurrence`. Pooling documents
-        (``transform``) uses nlpfeat's default budget.
+        follows scikit-learn's ``working_memory`` configuration when set, else 64 MiB, as
+        for :func:`~nlpfeat.text.cooccurrence`. Pooling documents (``transform``) resolves
+        it the same way with nlpfeat's 4 MiB default (see :mod:`nlpfeat._chunking`).
     prune_at : int or None, default=None
         Largest vocabulary kept while counting (gensim's ``prune_at``; see
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
@@ -264,7 +259,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
     """
 
     _parameter_constraints = {
-        **{key: TEXT_PARAMETER_CONSTRAINTS[key] for key in _TEXT_OPTIONS},
+        **TOKEN_PARAMETER_CONSTRAINTS,
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "window": [Interval(Integral, 1, None, closed="left")],
         "min_count": [Interval(Integral, 1, None, closed="left")],

@@ -21,15 +21,13 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
 from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
 
 __all__ = ["SemanticUnitBagOfWords"]
 
-_TEXT_OPTIONS = ("input", "encoding", "decode_error", "lowercase", "tokenizer",
-                 "token_pattern", "stemmer", "stop_words")
 
 
 def _lookup(embedding, words):
@@ -150,7 +148,7 @@ default=None
     """
 
     _parameter_constraints = {
-        **{key: TEXT_PARAMETER_CONSTRAINTS[key] for key in _TEXT_OPTIONS},
+        **TOKEN_PARAMETER_CONSTRAINTS,
         "embeddings": "no_validation",      # checked in fit: duck-typed
         "embedding": "no_validation",
         "n_units": [Interval(Integral, 1, None, closed="left")],

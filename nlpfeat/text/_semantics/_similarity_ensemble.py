@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import normalize
 
-from nlpfeat._validation import HasMethods, check_is_fitted, fit_context
+from nlpfeat._validation import check_is_fitted, fit_context
 
 __all__ = ["SimilarityEnsemble", "zscore_average"]
 

@@ -25,7 +25,7 @@ from nlpfeat._validation import (
     check_finite,
     validate_params,
 )
-from nlpfeat.text._association._cooccurrence import token_ids
+from nlpfeat.text._counting._pair_tables import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
 

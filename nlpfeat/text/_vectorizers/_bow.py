@@ -5,12 +5,14 @@
 counts, a chunk at a time (``count_chunks``) -> statistics (``TermCounts``) -> vocabulary
 pruned from the statistics (``prune_mask``).
 """
+import copy
 from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._chunking import check_working_memory
 from nlpfeat._validation import (
     HasMethods,
     Integral,
@@ -29,12 +31,7 @@ from nlpfeat.text._base._analyzer import (
     warn_user,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
-from nlpfeat.text._counting._term_counts import (
-    TermCounts,
-    check_working_memory,
-    chunk_tokens,
-    count_terms,
-)
+from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
     check_df_bounds,
@@ -44,7 +41,13 @@ from nlpfeat.text._counting._vocabulary import (
     remap_columns,
     terms_in_column_order,
 )
-from nlpfeat.text._dask import bag_term_counts, is_dask_bag, transform_bag
+from nlpfeat.text._dask import (
+    bag_term_counts,
+    is_dask_bag,
+    splitting,
+    strip_line_break,
+    transform_bag,
+)
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = [
@@ -66,6 +69,16 @@ COUNTING_PARAMETER_CONSTRAINTS = {
     "dtype": "no_validation",  # checked by numpy when the matrix is cast
     "working_memory": [Interval(Real, 0, None, closed="neither"), None],
 }
+
+
+@splitting
+def count_vectorizer_partition(estimator, docs):
+    """The :class:`TermCounts` of one partition of a Dask bag (on a worker)."""
+    fixed = None if estimator.vocabulary is None else check_vocabulary(estimator.vocabulary)
+    counts = TermCounts(fixed, xlogx=estimator._needs_xlogx())
+    return count_terms(estimator._iter_docs(map(strip_line_break, docs)), counts,
+                       analyze=estimator._feature_fn(),
+                       working_memory=estimator.working_memory)
 
 
 class CountingVectorizerMixin(TextMixin):
@@ -199,7 +212,7 @@ class CountingVectorizerMixin(TextMixin):
         counts = self._new_term_counts()
         builder = CsrBuilder(dtype) if keep_matrix else None
         if is_dask_bag(X):
-            counts = bag_term_counts(self, X)
+            counts = bag_term_counts(self, X, count_vectorizer_partition)
         else:
             count_terms(self._iter_docs(X), counts, analyze=self._feature_fn(),
                         working_memory=self.working_memory, builder=builder)
@@ -232,7 +245,7 @@ class CountingVectorizerMixin(TextMixin):
             self._check_params_at_fit()
         batch = self._new_term_counts()
         if is_dask_bag(X):
-            batch = bag_term_counts(self, X)
+            batch = bag_term_counts(self, X, count_vectorizer_partition)
         else:
             count_terms(self._iter_docs(X), batch, analyze=self._feature_fn(),
                         working_memory=self.working_memory)
@@ -346,6 +359,14 @@ class CountingVectorizerMixin(TextMixin):
         if self.binary:
             counts.data.fill(1)
         return counts
+
+    def __nlpfeat_worker_copy__(self):
+        """A copy for a Dask worker's ``transform``: the lookup built here once, not on
+        every worker, and without the statistics that only ``partial_fit`` reads."""
+        self._transform_lookup()
+        light = copy.copy(self)
+        light.__dict__.pop("_term_counts", None)
+        return light
 
     def _transform_lookup(self):
         """``vocabulary_`` as a dict ordered as the terms first appeared in the fitted corpus.

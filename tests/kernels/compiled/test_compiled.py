@@ -19,13 +19,13 @@ numba = pytest.importorskip("numba")
 
 from nlpfeat.kernels import _compiled, _engine  # noqa: E402
 from nlpfeat.kernels._bandwidth import _ard_objective, default_grid  # noqa: E402
-from nlpfeat.kernels._engine import loo_grid  # noqa: E402
 from nlpfeat.kernels._compiled._fastexp import (  # noqa: E402
     fexp_array,
     fexp_ftz,
     fexp_ftz_poly,
     fexp_ftz_table,
 )
+from nlpfeat.kernels._engine import loo_grid  # noqa: E402
 
 KERNELS = ["gaussian", "epanechnikov", "biweight", "triweight", "tricube", "triangular",
            "tophat", "cosine", "laplacian", "logistic", "sigmoid"]

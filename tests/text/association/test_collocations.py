@@ -189,16 +189,16 @@ def test_empty_corpus_raises():
 @pytest.mark.parametrize("one_key", [True, False])
 def test_ranking_with_ties_is_nltks_sort(monkeypatch, one_key):
     """(-score, first word, second word), with the one-key sort or its fallback."""
-    from nlpfeat.text._association import _collocations
+    from nlpfeat.text._association import _collocation_scoring
 
     if not one_key:
-        monkeypatch.setattr(_collocations, "_MAX_SORT_KEY", 0)
+        monkeypatch.setattr(_collocation_scoring, "_MAX_SORT_KEY", 0)
     rng = np.random.default_rng(0)
     words = np.array(["b", "a", "ab", "B", "é", "aa", "z", "_x"], dtype=object)
     pairs = sorted({(int(i), int(j)) for i, j in rng.integers(0, len(words), (200, 2))})
     first, second = (np.array(side) for side in zip(*pairs))
     scores = rng.integers(0, 4, len(pairs)).astype(float) / 3       # many ties
-    got = _collocations._nltk_order(scores, first, second, words)
+    got = _collocation_scoring.nltk_order(scores, first, second, words)
     expected = sorted(range(len(pairs)), key=lambda k: (-scores[k], words[first[k]],
                                                         words[second[k]]))
     assert [side.tolist() for side in got] == [
@@ -209,7 +209,7 @@ def test_ranking_with_ties_is_nltks_sort(monkeypatch, one_key):
 def test_ranking_edge_cases_follow_pythons_sort(special):
     """NaN and -0.0 scores take the fallback sort; words that numpy's fixed-width strings
     would confuse (trailing NUL) are ordered by Python's own sort."""
-    from nlpfeat.text._association import _collocations
+    from nlpfeat.text._association import _collocation_scoring
 
     words = np.array(["b", "a", "a\x00", "c"], dtype=object)
     first = np.array([0, 0, 1, 2, 2, 3])
@@ -219,7 +219,7 @@ def test_ranking_edge_cases_follow_pythons_sort(special):
         scores[3] = np.nan
     elif special == "negative zero":
         scores[1] = -0.0
-    got = _collocations._nltk_order(scores, first, second, words)
+    got = _collocation_scoring.nltk_order(scores, first, second, words)
     # nltk's key (-score, words); NaN compares false both ways, so numpy's NaN-last order
     # is the reference for it
     nan_last = sorted(range(len(first)), key=lambda k: (np.isnan(scores[k]), -scores[k],

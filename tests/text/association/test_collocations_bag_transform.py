@@ -7,7 +7,7 @@ from _failing_tokenizer import _boom_on
 from sklearn.exceptions import NotFittedError
 
 from nlpfeat.text import Collocations
-from nlpfeat.text._association import _collocations
+from nlpfeat.text._dask import _bags
 
 WORDS = np.array([f"w{i}" for i in range(40)] + ["New", "new", "York", "york", "city"])
 
@@ -72,13 +72,13 @@ def test_the_fitted_estimator_is_sent_once_without_its_counts(db, monkeypatch):
     docs = token_docs()
     coll = Collocations("pmi", min_count=3, threshold=0.0, input="tokens").fit(docs)
     sent = []
-    send_once = _collocations.send_once
+    send_once = _bags.send_once
 
     def spy(obj, dask):
         sent.append(obj)
         return send_once(obj, dask)
 
-    monkeypatch.setattr(_collocations, "send_once", spy)
+    monkeypatch.setattr(_bags, "send_once", spy)
     out = coll.transform(db.from_sequence(docs, npartitions=5))
     assert len(sent) == 1                     # once for all partitions
     light = sent[0]

@@ -190,7 +190,7 @@ def test_huge_window_costs_no_more_than_the_documents_length(window):
 
 
 def test_layout_scans_each_offset_only_over_longer_documents():
-    from nlpfeat.text._association._cooccurrence import layout_documents
+    from nlpfeat.text._counting._pair_tables import layout_documents
 
     lengths = np.array([2, 0, 5, 1, 3])
     ids = np.arange(lengths.sum())

@@ -9,7 +9,7 @@ from _corpus_files import write_gzip_lines
 
 from nlpfeat.datasets import Corpus
 from nlpfeat.text import PMIEmbedding, cooccurrence, get_tokenizer
-from nlpfeat.text._association._cooccurrence import PairCounts, doc_chunks
+from nlpfeat.text._counting._pair_counts import PairCounts, doc_chunks
 
 
 @pytest.fixture(scope="module")

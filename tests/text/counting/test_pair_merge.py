@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import nlpfeat.text._counting._pair_merge as pair_merge
 from nlpfeat.text import PMIEmbedding, cooccurrence, get_tokenizer, pmi
-from nlpfeat.text._association._cooccurrence import PairCounts, doc_chunks
+from nlpfeat.text._counting._pair_counts import PairCounts, doc_chunks
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._counting._pair_tables import layout_documents, pair_table
 from nlpfeat.text._semantics._pmi_embedding import operator_svd, randomized_svd
@@ -111,7 +111,7 @@ def test_fixed_vocabulary_ignores_unknown_tokens_and_keeps_positions(wiki_lines)
 
 
 def test_counts_beyond_int32_switch_to_int64(wiki_lines, monkeypatch):
-    monkeypatch.setattr(pair_merge, "_INT32_MAX", 1000)
+    monkeypatch.setattr(pair_merge, "INT32_MAX", 1000)
     upper, _ = two_pass(wiki_lines, 5, 0.05, 3)
     expected, _ = one_pass(wiki_lines, 5, 3)
     assert upper.data.dtype == np.int64
@@ -119,7 +119,7 @@ def test_counts_beyond_int32_switch_to_int64(wiki_lines, monkeypatch):
 
 
 def test_a_chunk_beyond_int32_counts_asks_for_a_smaller_budget(wiki_lines, monkeypatch):
-    monkeypatch.setattr(pair_merge, "_INT32_MAX", 2)
+    monkeypatch.setattr(pair_merge, "INT32_MAX", 2)
     with pytest.raises(ValueError, match="more than int32 counts hold; lower working_memory"):
         two_pass(wiki_lines, 5, 64)
 

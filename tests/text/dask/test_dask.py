@@ -179,8 +179,9 @@ def test_only_term_counts_are_reduced_in_shards():
     """Counts that do not split (n-grams, pairs) go whole through one reduction tree, never
     as one piece of a tuple that another shard's merge could be reading."""
     from nlpfeat.text._association._collocations import _count_partition as count_ngrams
-    from nlpfeat.text._dask._bags import _n_shards, count_vectorizer_partition
+    from nlpfeat.text._dask._bags import _n_shards
     from nlpfeat.text._semantics._pmi_embedding import _count_partition as count_pairs
+    from nlpfeat.text._vectorizers._bow import count_vectorizer_partition
 
     assert _n_shards(count_ngrams, 8, 5) == _n_shards(count_pairs, None, 5) == 1
     assert _n_shards(count_vectorizer_partition, 8, 5) == 5

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 
 from nlpfeat.datasets import load_lee
 from nlpfeat.text import coherence_scorer, topic_coherence
-from nlpfeat.text._association._cooccurrence import token_ids
 from nlpfeat.text._base._tokenize import get_stop_words, get_tokenizer
+from nlpfeat.text._counting._pair_tables import token_ids
 from nlpfeat.text._topics._coherence import _window_matrix, top_word_ids
 
 gensim = pytest.importorskip("gensim")
