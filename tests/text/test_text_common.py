@@ -427,8 +427,9 @@ def _names(est, docs):
 
 
 def _pooled_tokens(est, docs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)     # a document without a known token
+    with warnings.catch_warnings():    # a document without a known token
+        warnings.filterwarnings("ignore", "[0-9]+ of [0-9]+ document.s. have no token",
+                                UserWarning)
         _, tokens = est.fit(docs).attention_weights(docs, return_tokens=True)
     return {token for doc in tokens for token in doc}
 
@@ -532,15 +533,7 @@ def test_shared_encoding_and_decode_error(name, tmp_path):
                             [str(path)])
 
 
-# These four do not run TextMixin's settings check (_check_text_params) in fit yet: a known
-# gap of the shared fit prologue (issue 24), kept visible here until it has one home.
-_NO_SETTINGS_CHECK = {"LocallyWeightedBagOfWords", "Collocations", "PMIEmbedding",
-                      "KernelAttentionPooling"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="no settings check yet"))
-    if name in _NO_SETTINGS_CHECK else name for name in _SHARED])
+@pytest.mark.parametrize("name", _SHARED)
 def test_shared_unused_token_pattern_warns(name):
     make, seen = _SHARED[name]
     with pytest.warns(UserWarning, match="token_pattern='x' is not used"):

@@ -495,6 +495,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
 
     def _check_combination(self):
         """The checks between parameters that ``_parameter_constraints`` cannot express."""
+        self._check_text_params()
         measure = canonical_measure(self.measure)
         if self.order > 2 and measure in BIGRAM_ONLY:
             raise ValueError(f"measure={self.measure!r} is defined for bigrams only; with "

@@ -157,6 +157,10 @@ class TextMixin:
     pickles when the user's own callables do.
     """
 
+    #: An estimator with the token options only (``TOKEN_OPTIONS``: words, not n-grams or
+    #: characters) analyses words; the vectorizers override both in ``__init__``.
+    ngram_range, analyzer = (1, 1), "word"
+
     def __nlpfeat_worker_copy__(self):
         """The copy of this fitted estimator that a Dask worker needs for ``transform``.
 

@@ -219,6 +219,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         return self._lowbow(self._fit(X))
 
     def _fit(self, X):
+        self._check_text_params()
         get_kernel(self.kernel)  # unknown names raise here, listing the valid ones
         renamed_param(self, "pooling", "combine")     # warns now, read by transform
         check_df_bounds(self.min_df, self.max_df)

@@ -266,6 +266,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         return self._fit(X)
 
     def _fit(self, X):
+        self._check_text_params()
         if self._needs_fitting():
             X = reiterable(X)  # read twice: by the estimator and below
             self.embeddings_estimator_ = clone(self.embeddings).fit(X)

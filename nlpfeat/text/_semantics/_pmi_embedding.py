@@ -321,6 +321,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         -------
         self : PMIEmbedding
         """
+        self._check_text_params()
         if self.pooling == "attention":
             self._check_not_bag(X, "fit with pooling='attention'")
             docs = self._token_lists(X)
@@ -355,6 +356,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         -------
         self : PMIEmbedding
         """
+        self._check_text_params()
         first = not hasattr(self, "_pair_counts")
         if first:
             if hasattr(self, "embeddings_"):
@@ -410,6 +412,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
             self._check_not_bag(X, "fit_transform with pooling='attention'")
             return self.fit(X).transform(X)
         if is_one_shot(X) or self.input == "file" or self.pooling == "attention":
+            self._check_text_params()
             docs = self._token_lists(X)
             self._embed(*self._count_pairs(docs, token_lists=True))
             if self.pooling == "attention":

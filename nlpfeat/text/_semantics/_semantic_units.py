@@ -183,9 +183,6 @@ default=None
         self.embedding = embedding
         self.n_top_words = n_top_words
 
-    # ngram_range/analyzer are not options here: words, not n-grams, have vectors
-    ngram_range, analyzer = (1, 1), "word"
-
     @property
     def embedding_(self):
         """Deprecated name of ``embeddings_estimator_``."""
