@@ -12,7 +12,7 @@ rule that the numeric core knows no text holds at run time too.
 """
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 #: Subpackages whose ``__all__`` the top level re-exports, searched in this order.
 _SUBPACKAGES = ("kernels", "attention", "text")
