@@ -22,16 +22,7 @@ import re
 import sys
 
 from nlpfeat import __version__
-from nlpfeat.cli._commands import (
-    cmd_attention,
-    cmd_collocations,
-    cmd_compare,
-    cmd_features,
-    cmd_neighbors,
-    cmd_topics,
-)
 from nlpfeat.cli._io import UsageError
-from nlpfeat.text._base._tokenize import TOKENIZERS
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -39,8 +30,14 @@ __all__ = ["UsageError", "build_parser", "main"]
 _FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 
 
+def _tokenizers():
+    from nlpfeat.text._base._tokenize import TOKENIZERS
+
+    return TOKENIZERS
+
+
 def _add_text_options(p):
-    p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS,
+    p.add_argument("--tokenizer", default="regexp", choices=_tokenizers(),
                    help="tokenizer (jieba, for Chinese words, needs nlpfeat[zh])")
     p.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
     p.add_argument("--keep-punctuation", action="store_true",
@@ -134,7 +131,7 @@ def _add_compare(sub):
                    help="add a PyTorch nn.MultiheadAttention model (needs torch)")
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_compare, subparser=p, flags={})
+    p.set_defaults(subparser=p, flags={})
 
 
 def _corpus_parser(sub, name, summary, description, epilog):
@@ -145,11 +142,11 @@ def _corpus_parser(sub, name, summary, description, epilog):
     return p
 
 
-def _end_corpus_parser(p, func, flags=()):
-    """The options every corpus command ends with, and what it runs."""
+def _end_corpus_parser(p, flags=()):
+    """The options every corpus command ends with."""
     _add_text_options(p)
     _add_input_options(p)
-    p.set_defaults(func=func, subparser=p, flags={**dict(flags), **_INPUT_FLAGS})
+    p.set_defaults(subparser=p, flags={**dict(flags), **_INPUT_FLAGS})
 
 
 def _add_df_options(p, noun, min_df):
@@ -181,7 +178,7 @@ def _add_features(sub):
     p.add_argument("--chunk-docs", type=_positive_int, default=10000,
                    help="documents transformed and written per chunk (without Dask; with "
                    "it, a chunk is a partition)")
-    _end_corpus_parser(p, cmd_features, {"ngram_range": "--ngram"})
+    _end_corpus_parser(p, {"ngram_range": "--ngram"})
 
 
 def _add_collocations(sub):
@@ -197,7 +194,7 @@ def _add_collocations(sub):
                    help="deprecated spelling of --topn (removed in 0.3)")
     p.add_argument("--min-count", type=_positive_int, default=5,
                    help="ignore pairs seen fewer times")
-    _end_corpus_parser(p, cmd_collocations)
+    _end_corpus_parser(p)
 
 
 def _add_topics(sub):
@@ -223,7 +220,7 @@ def _add_topics(sub):
                    "tokenizers)")
     p.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
     p.add_argument("--seed", type=int, default=0, help="random seed of the model")
-    _end_corpus_parser(p, cmd_topics, {"n_components": "-k"})
+    _end_corpus_parser(p, {"n_components": "-k"})
 
 
 def _add_neighbors(sub):
@@ -239,7 +236,7 @@ def _add_neighbors(sub):
     p.add_argument("--min-count", type=_positive_int, default=2,
                    help="drop words seen fewer times")
     p.add_argument("--seed", type=int, default=0, help="random seed of the SVD")
-    _end_corpus_parser(p, cmd_neighbors, {"n_components": "--dim"})
+    _end_corpus_parser(p, {"n_components": "--dim"})
 
 
 def _add_attention(sub):
@@ -253,9 +250,9 @@ def _add_attention(sub):
     p.add_argument("sentence", help="the sentence, or - to read it from stdin")
     p.add_argument("--heads", type=_positive_int, default=1, help="attention heads")
     p.add_argument("--seed", type=int, default=0, help="random seed of the weights")
-    p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS, help="tokenizer")
+    p.add_argument("--tokenizer", default="regexp", choices=_tokenizers(), help="tokenizer")
     p.add_argument("-o", "--output", help="save a heatmap (needs matplotlib)")
-    p.set_defaults(func=cmd_attention, subparser=p, flags={})
+    p.set_defaults(subparser=p, flags={})
 
 
 def build_parser():
@@ -294,7 +291,11 @@ def _in_flags(message, flags):
 
 
 def main(argv=None):
-    """Run the command line; returns the exit status (130 after Ctrl-C)."""
+    """Run the command line; returns the exit status (130 after Ctrl-C).
+
+    Everything beyond the standard library is imported inside, so that Ctrl-C while the
+    modules load (seconds on a busy machine) is caught here too.
+    """
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -306,12 +307,14 @@ def main(argv=None):
 def _run(argv):
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:
+    if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    from nlpfeat.cli import _commands
+
     sub_parser = args.subparser
     try:
-        args.func(args, sub_parser)
+        getattr(_commands, f"cmd_{args.command}")(args, sub_parser)
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         return 0
     except UsageError as exc:
