@@ -29,6 +29,16 @@ __all__ = ["UsageError", "build_parser", "main"]
 
 _FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 
+#: One line per subcommand: what ``nlpfeat --help`` lists.
+_SUMMARIES = {
+    "compare": "kernel attention vs neural attention, side by side",
+    "features": "document-feature matrix of a corpus",
+    "collocations": "ranked collocations (phrases) of a corpus",
+    "topics": "topic model with coherence per topic",
+    "neighbors": "nearest neighbours in PMI-embedding space",
+    "attention": "attention weights of a small untrained model over a sentence",
+}
+
 
 def _tokenizers():
     from nlpfeat.text._base._tokenize import TOKENIZERS
@@ -114,7 +124,7 @@ def _add_compare(sub):
     from nlpfeat.compare import ALL_MODELS, TASKS
 
     p = sub.add_parser(
-        "compare", help="kernel attention vs neural attention, side by side",
+        "compare", help=_SUMMARIES["compare"],
         description="Compare Nadaraya-Watson kernel regression with learned attention and "
         "baselines on bundled data; writes tables (CSV, JSON) and figures.",
         epilog="example: nlpfeat compare --task sine diabetes --quick --out results/",
@@ -157,7 +167,7 @@ def _add_df_options(p, noun, min_df):
 
 
 def _add_features(sub):
-    p = _corpus_parser(sub, "features", "document-feature matrix of a corpus",
+    p = _corpus_parser(sub, "features", _SUMMARIES["features"],
                        "Write the document x feature matrix of a corpus (or the PPMI word x "
                        "word matrix) to a .npz file; row i is line i.",
                        "example: nlpfeat features corpus.txt --kind tfidf --ngram 1 2 -o X.npz")
@@ -184,7 +194,7 @@ def _add_features(sub):
 def _add_collocations(sub):
     from nlpfeat.text._association._collocations import MEASURES
 
-    p = _corpus_parser(sub, "collocations", "ranked collocations (phrases) of a corpus",
+    p = _corpus_parser(sub, "collocations", _SUMMARIES["collocations"],
                        "Rank the word pairs of a corpus by an association measure.",
                        "example: nlpfeat collocations corpus.txt --measure llr --top 20")
     p.add_argument("--measure", choices=list(MEASURES), default="pmi",
@@ -201,7 +211,7 @@ def _add_topics(sub):
     from nlpfeat.text._topics._coherence import COHERENCE_MEASURES
     from nlpfeat.text._topics._model import BACKENDS, METHODS
 
-    p = _corpus_parser(sub, "topics", "topic model with coherence per topic",
+    p = _corpus_parser(sub, "topics", _SUMMARIES["topics"],
                        "Fit a topic model and print each topic's top words with its "
                        "coherence. Stop words are removed unless --keep-stop-words.",
                        "example: nlpfeat topics corpus.txt -k 10 --method lda --backend gensim")
@@ -224,7 +234,7 @@ def _add_topics(sub):
 
 
 def _add_neighbors(sub):
-    p = _corpus_parser(sub, "neighbors", "nearest neighbours in PMI-embedding space",
+    p = _corpus_parser(sub, "neighbors", _SUMMARIES["neighbors"],
                        "Fit PPMI-SVD word vectors and print the nearest neighbours of each "
                        "query word.",
                        "example: nlpfeat neighbors corpus.txt good king --topn 5")
@@ -240,8 +250,7 @@ def _add_neighbors(sub):
 
 
 def _add_attention(sub):
-    p = sub.add_parser("attention",
-                       help="attention weights of a small untrained model over a sentence",
+    p = sub.add_parser("attention", help=_SUMMARIES["attention"],
                        description="Print (and plot) the self-attention weights of a small "
                        "untrained model over the tokens of a sentence.",
                        epilog='example: nlpfeat attention "the fat cat sat on the mat" '
@@ -255,7 +264,13 @@ def _add_attention(sub):
     p.set_defaults(subparser=p, flags={})
 
 
-def build_parser():
+def build_parser(command=None):
+    """The command line's parser; with ``command``, only that subcommand's options.
+
+    The other subcommands are listed by name and summary only, so that a call imports
+    what its own command uses (``nlpfeat --help`` and ``--version`` import no library
+    module; the options' choices come from the library). ``None`` builds every one.
+    """
     parser = argparse.ArgumentParser(
         prog="nlpfeat",
         description="Classical NLP features and kernel regression: attention is kernel regression.",
@@ -266,10 +281,22 @@ def build_parser():
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of one line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_compare, _add_features, _add_collocations, _add_topics, _add_neighbors,
-                _add_attention):
-        add(sub)
+    adders = {"compare": _add_compare, "features": _add_features,
+              "collocations": _add_collocations, "topics": _add_topics,
+              "neighbors": _add_neighbors, "attention": _add_attention}
+    for name, add in adders.items():
+        if command is None or name == command:
+            add(sub)
+        else:
+            sub.add_parser(name, help=_SUMMARIES[name])
     return parser
+
+
+def _command_of(argv):
+    """The subcommand a command line names ('' for none): its first word that is not an
+    option (the top level's options take no value)."""
+    argv = sys.argv[1:] if argv is None else argv
+    return next((str(word) for word in argv if not str(word).startswith("-")), "")
 
 
 def _flag_names(parser, extra):
@@ -305,7 +332,7 @@ def main(argv=None):
 
 
 def _run(argv):
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

@@ -323,6 +323,19 @@ def test_importing_the_cli_loads_no_library_module():
     assert out.strip() == "[]", out
 
 
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["compare", "--help"]])
+def test_help_and_version_import_no_library_module(args):
+    """``nlpfeat --help`` once imported scikit-learn, pandas and scipy to list tokenizer
+    names (3 s on a quiet machine); the subcommands' options are built only when named."""
+    code = ("import sys\nfrom nlpfeat.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if "
+            "m.split('.')[0] in ('scipy', 'sklearn', 'pandas', 'numba')), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
+    assert "nlpfeat" in proc.stdout
+
+
 def test_chinese_neighbours_are_not_punctuation(tmp_path):
     pytest.importorskip("jieba")
     path = tmp_path / "zh.txt"
