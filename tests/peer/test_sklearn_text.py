@@ -173,6 +173,33 @@ def test_fixed_vocabulary_without_fit(polarity):
     assert BagOfWords(vocabulary=["b", "a"]).get_feature_names_out().tolist() == ["b", "a"]
 
 
+@pytest.mark.parametrize("Ours, Theirs", PAIRS)
+def test_fixed_vocabulary_flag_on_every_path(Ours, Theirs):
+    """fixed_vocabulary_ (test_feature_names, test_vectorizer,
+    test_tfidf_vectorizer_with_fixed_vocabulary): True for a given vocabulary, False for a
+    learnt one, after fit, fit_transform and partial_fit, and before any fit."""
+    for vocabulary in (None, ["pizza", "beer"]):
+        fixed = vocabulary is not None
+        for run in ("fit", "fit_transform", "partial_fit"):
+            est = Ours(vocabulary=vocabulary)
+            getattr(est, run)(FOOD)
+            assert est.fixed_vocabulary_ is fixed, run
+            theirs = Theirs(vocabulary=vocabulary)
+            if run != "partial_fit":
+                getattr(theirs, run)(FOOD)
+                assert theirs.fixed_vocabulary_ is fixed
+        fresh = Ours(vocabulary=vocabulary)
+        assert fresh.fixed_vocabulary_ is fixed    # scikit-learn: set at first use
+        if fixed:                                  # the first use: feature names need no fit
+            np.testing.assert_array_equal(fresh.get_feature_names_out(), vocabulary)
+            assert fresh.fixed_vocabulary_
+    learnt = Ours().fit(FOOD)
+    learnt.set_params(vocabulary=["pizza"])       # a parameter change needs a new fit
+    assert not learnt.fixed_vocabulary_
+    assert learnt.fit(FOOD).fixed_vocabulary_
+    assert not clone(learnt).set_params(vocabulary=None).fit(FOOD).fixed_vocabulary_
+
+
 def test_custom_vocabulary_pipeline():
     """test_countvectorizer_custom_vocabulary_pipeline."""
     steps = lambda count: Pipeline([("count", count), ("tfidf", TfidfTransformer())])  # noqa: E731
@@ -367,9 +394,10 @@ def test_vectorizer_walkthrough():
 
 def test_feature_names():
     """test_feature_names."""
-    with pytest.raises(NotFittedError):
-        BagOfWords(max_df=0.5).get_feature_names_out()
     est = BagOfWords(max_df=0.5)
+    with pytest.raises(NotFittedError):
+        est.get_feature_names_out()
+    assert not est.fixed_vocabulary_   # defined as in scikit-learn after the failed call
     X = est.fit_transform(FOOD)
     names = est.get_feature_names_out()
     assert isinstance(names, np.ndarray) and names.dtype == object

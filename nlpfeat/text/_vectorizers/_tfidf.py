@@ -47,6 +47,9 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     vocabulary_ : dict
         Term -> column index.
     fixed_vocabulary_ : bool
+        True when the columns are the given ``vocabulary``, False when the vocabulary was
+        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
+        ``vocabulary`` is set.
     idf_ : ndarray of shape (n_terms,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
         weight; ones when ``use_idf=False``), in ``dtype`` when it is a float type. With
