@@ -425,6 +425,53 @@ def test_tfidf_with_fixed_vocabulary():
     assert est.fixed_vocabulary_
 
 
+def test_unsmoothed_idf_of_a_term_absent_from_training():
+    """A fixed-vocabulary term that no training document holds, with smooth_idf=False:
+    scikit-learn's idf_ (inf, with its divide-by-zero RuntimeWarning), its output where the
+    term is absent, and a ValueError naming the term where scikit-learn's transform fails."""
+    vocabulary = ["pizza", "zebra", "beer"]
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        theirs = SklearnTfidf(vocabulary=vocabulary, smooth_idf=False).fit(FOOD)
+    ours = TfidfVectorizer(vocabulary=vocabulary, smooth_idf=False)
+    with pytest.warns(RuntimeWarning, match="divide by zero .*'zebra'"):
+        X = ours.fit_transform(FOOD)
+    np.testing.assert_array_equal(ours.idf_, theirs.idf_)
+    assert np.isinf(ours.idf_[1])
+    _same_matrix(X, theirs.transform(FOOD))
+    _same_matrix(ours.transform(["pizza beer beer"]), theirs.transform(["pizza beer beer"]))
+    with pytest.raises(ValueError):
+        theirs.transform(["zebra pizza"])
+    with pytest.raises(ValueError, match="'zebra'.* infinite idf.*smooth_idf=True"):
+        ours.transform(["pizza", "zebra pizza"])
+    for kwargs in ({"norm": None}, {"sublinear_tf": True}, {"dtype": np.float32}):
+        est = TfidfVectorizer(vocabulary=vocabulary, smooth_idf=False, **kwargs)
+        with pytest.warns(RuntimeWarning, match="divide by zero"):
+            est.fit(FOOD)
+        with pytest.raises(ValueError, match="'zebra'"):
+            est.transform(["zebra"])
+    with warnings.catch_warnings():     # smoothed, or learnt: every idf is finite
+        warnings.simplefilter("error")
+        assert np.isfinite(TfidfVectorizer(vocabulary=vocabulary).fit(FOOD).idf_).all()
+        assert np.isfinite(TfidfVectorizer(smooth_idf=False).fit(FOOD).idf_).all()
+
+
+def test_unsmoothed_idf_streamed_becomes_finite_once_the_term_is_seen():
+    """partial_fit: a term not seen yet may come in a later batch (no warning), but a
+    document that holds it cannot be weighed until then."""
+    est = TfidfVectorizer(vocabulary=["pizza", "zebra"], smooth_idf=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(JUNK)
+        assert np.isinf(est.idf_[1])
+        with pytest.raises(ValueError, match="Document 0 holds 'zebra'"):
+            est.transform(["zebra"])
+        est.partial_fit(["a zebra"])
+    expected = SklearnTfidf(vocabulary=["pizza", "zebra"], smooth_idf=False).fit(
+        [*JUNK, "a zebra"])
+    np.testing.assert_allclose(est.idf_, expected.idf_, rtol=1e-15)
+    _same_matrix(est.transform(["zebra pizza"]), expected.transform(["zebra pizza"]))
+
+
 def test_tfidf_binary():
     """test_tfidfvectorizer_binary."""
     est = TfidfVectorizer(binary=True, use_idf=False, norm=None)

@@ -146,7 +146,7 @@ class CountingVectorizerMixin(TextMixin):
             With the statistics of every batch so far.
         """
         self._partial_fit_counts(X)
-        self._fit_weights()
+        self._fit_weights(partial=True)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -191,8 +191,9 @@ class CountingVectorizerMixin(TextMixin):
             return transform_bag(self, X)
         return self._finish(self._transform_counts(X, dtype=self._count_dtype))
 
-    def _fit_weights(self):
-        """Learn what follows counting from the statistics (TfidfVectorizer: the weights)."""
+    def _fit_weights(self, partial=False):
+        """Learn what follows counting from the statistics (TfidfVectorizer: the weights);
+        ``partial``: the statistics so far of ``partial_fit``, which later batches extend."""
 
     def _check_fitted(self):
         """Raise NotFittedError before ``transform`` reads anything (a fixed vocabulary is
