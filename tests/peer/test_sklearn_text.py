@@ -2,17 +2,21 @@
 
 Each test re-checks a behaviour of scikit-learn's own suite
 (``sklearn/feature_extraction/tests/test_text.py``, named in each docstring) on nlpfeat's
-vectorizers, comparing with scikit-learn's output wherever there is one. Not covered here:
+vectorizers, comparing with scikit-learn's output wherever there is one; its
+``TfidfTransformer`` tests run on ``TermWeighting`` in ``test_sklearn_tfidf_transformer.py``.
+Not covered here:
 
-- tests of ``HashingVectorizer``, ``TfidfTransformer``, ``strip_accents_*`` and
-  ``strip_tags`` alone (scikit-learn's own code; nlpfeat uses its accent strippers);
+- tests of ``HashingVectorizer`` (nlpfeat has none), ``strip_accents_*`` and ``strip_tags``
+  alone (scikit-learn's own code; nlpfeat uses its accent strippers);
 - tests of private helpers (``_tfidf``, ``_sort_features``, ``_stop_words_id``,
   ``_check_stop_words_consistency``): the behaviour behind them is checked where it is public;
 - scikit-learn's exact error wording (a ValueError/TypeError of our own wording is checked);
-- deliberate differences (tests ``test_known_difference_*`` pin them): a ``str`` where
-  ``input="file"`` expects an open file is a TypeError, not an AttributeError; an analyzer or
-  tokenizer must return a list (``None`` or a ``str`` is a TypeError); documents must be
-  ``str``/``bytes`` even with a preprocessor (scikit-learn passes dicts to it).
+- deliberate differences (tests ``test_known_difference_*`` pin them; the README's "Known
+  differences" table gives the reasons): a ``str`` where ``input="file"`` expects an open
+  file is a TypeError, not an AttributeError; an analyzer or tokenizer must return a list
+  (``None`` or a ``str`` is a TypeError); documents must be ``str``/``bytes`` even with a
+  preprocessor (scikit-learn passes dicts to it), and NaN is a TypeError; ``idf_`` is ones
+  with ``use_idf=False``; the stop-word check runs at every fit.
 """
 import pickle
 import re
@@ -527,6 +531,23 @@ def test_pipeline_grid_selection_equals_sklearn(Ours, Theirs):
         assert search.best_params_["vect__ngram_range"] == (1, 1)
 
 
+def test_tfidf_grid_over_norm_equals_sklearn():
+    """test_vectorizer_pipeline_grid_selection: norm in the grid, a learnt vocabulary."""
+    X_train, X_test, y_train, y_test = train_test_split(
+        list(FOOD), _food_target(), test_size=0.1, random_state=0)
+    grid = {"vect__ngram_range": [(1, 1), (1, 2)], "vect__norm": ("l1", "l2"),
+            "svc__loss": ("hinge", "squared_hinge")}
+    chosen = []
+    for Vectorizer in (TfidfVectorizer, SklearnTfidf):
+        search = GridSearchCV(Pipeline([("vect", Vectorizer()), ("svc", LinearSVC())]), grid,
+                              cv=4)
+        np.testing.assert_array_equal(search.fit(X_train, y_train).predict(X_test), y_test)
+        best = search.best_estimator_.named_steps["vect"]
+        assert search.best_score_ == 1.0 and not best.fixed_vocabulary_
+        chosen.append(search.best_params_)
+    assert chosen[0] == chosen[1] and chosen[0]["vect__norm"] == "l2"
+
+
 def test_pipeline_cross_validation():
     """test_vectorizer_pipeline_cross_validation."""
     scores = cross_val_score(Pipeline([("vect", TfidfVectorizer()), ("svc", LinearSVC())]),
@@ -586,6 +607,32 @@ def test_idf_setter():
         TfidfVectorizer(vocabulary=fitted.vocabulary_).idf_ = [1.0] * (len(fitted.idf_) + 1)
     with pytest.raises(NotFittedError):
         TfidfVectorizer(vocabulary=fitted.vocabulary_).transform(JUNK)
+
+
+@pytest.mark.filterwarnings("ignore:The parameter 'smooth_idf' will not be used")
+def test_weighting_parameters_apply_at_the_next_fit():
+    """test_tfidf_vectorizer_setters and test_tfidfvectorizer_export_idf, through the public
+    ``weighting_`` (scikit-learn's private ``_tfidf``): a parameter set after fit changes
+    nothing until the next fit."""
+    before = {"norm": "l2", "use_idf": False, "smooth_idf": False, "sublinear_tf": False}
+    after = {"norm": "l1", "use_idf": True, "smooth_idf": True, "sublinear_tf": True}
+    est = TfidfVectorizer(**before).fit(JUNK)
+    X = est.transform(JUNK)
+    est.set_params(**after)
+    assert {name: getattr(est.weighting_, name) for name in before} == before
+    np.testing.assert_array_equal(est.transform(JUNK).toarray(), X.toarray())
+    est.fit(JUNK)
+    assert {name: getattr(est.weighting_, name) for name in after} == after
+    _same_matrix(est.transform(JUNK), SklearnTfidf(**after).fit(JUNK).transform(JUNK))
+    np.testing.assert_array_equal(est.idf_, est.weighting_.idf_)
+
+
+def test_known_difference_idf_without_use_idf_is_ones():
+    """scikit-learn has no idf_ when use_idf=False; nlpfeat's is the (uniform) weight used."""
+    with pytest.raises(AttributeError):
+        SklearnTfidf(use_idf=False).fit(JUNK).idf_   # noqa: B018
+    est = TfidfVectorizer(use_idf=False).fit(JUNK)
+    np.testing.assert_array_equal(est.idf_, np.ones(len(est.vocabulary_)))
 
 
 @pytest.mark.parametrize(
@@ -661,6 +708,67 @@ def test_known_difference_str_for_input_file(Est):
     """scikit-learn raises AttributeError ("'str' object has no attribute 'read'")."""
     with pytest.raises(TypeError, match="Document 0 is of type str .* expected an open file"):
         Est(analyzer=str.split, input="file").fit_transform(["text, not a file"])
+
+
+def test_known_difference_token_pattern_warns_only_when_given():
+    """scikit-learn's default token_pattern is a pattern, so a tokenizer alone warns and its
+    own pattern given with analyzer='char' does not; nlpfeat's default is None."""
+    default = r"(?u)\b\w\w+\b"
+    with pytest.warns(UserWarning, match="'token_pattern' will not be used"):
+        CountVectorizer(tokenizer=str.split).fit(JUNK)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        CountVectorizer(analyzer="char", token_pattern=default).fit(JUNK)
+        BagOfWords(tokenizer=str.split).fit(JUNK)
+    with pytest.warns(UserWarning, match="'token_pattern' will not be used since 'analyzer'"):
+        BagOfWords(analyzer="char", token_pattern=default).fit(JUNK)
+
+
+@pytest.mark.parametrize("Est", [BagOfWords, TfidfVectorizer])
+def test_stop_word_check_with_custom_preprocessing(Est):
+    """test_stop_word_validation_custom_preprocessor: a preprocessor made for other objects
+    skips the stop-word check (also when it comes from an overridden build_preprocessor);
+    a tokenizer that keeps one-letter words makes a list consistent."""
+
+    class CustomPreprocessor(Est):
+        def build_preprocessor(self):
+            return lambda doc: doc["text"]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        Est(preprocessor=lambda doc: doc["text"], stop_words=["and"])._check_text_params()
+        CustomPreprocessor(stop_words=["and"])._check_text_params()
+        Est(tokenizer=lambda doc: re.compile(r"\w{1,}").findall(doc),
+            stop_words=["and", "a"]).fit(["a cat and a dog"])
+
+
+@pytest.mark.parametrize("Ours, Theirs", PAIRS)
+def test_known_difference_nan_document_is_a_type_error(Ours, Theirs):
+    """test_hashingvectorizer_nan_in_docs: scikit-learn's ValueError is a TypeError here."""
+    docs = ["hello world", np.nan, "hello hello"]
+    with pytest.raises(ValueError, match="np.nan is an invalid document"):
+        Theirs().fit_transform(docs)
+    with pytest.raises(TypeError, match=r"Document 1 is of type float \(nan\)"):
+        Ours().fit_transform(docs)
+
+
+def test_known_difference_stop_words_checked_at_every_fit():
+    """test_vectorizer_stop_words_inconsistent: scikit-learn warns once per list (cached
+    by the list's id()); nlpfeat checks at every fit, so a list changed in place is seen."""
+    stop_words = ["you've", "you"]
+    theirs, ours = CountVectorizer(stop_words=stop_words), BagOfWords(stop_words=stop_words)
+    for est in (theirs, ours):
+        with pytest.warns(UserWarning, match="stop_words may be inconsistent"):
+            est.fit(["hello world"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        theirs.fit(["hello world"])
+    with pytest.warns(UserWarning, match="stop_words may be inconsistent"):
+        ours.fit(["hello world"])
+    stop_words[0] = "you"              # consistent now, in place
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        ours.fit(["hello world"])
 
 
 @pytest.mark.parametrize("bad", [lambda doc: doc.upper(), lambda doc: None])
