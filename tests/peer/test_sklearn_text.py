@@ -607,6 +607,10 @@ def test_idf_setter():
         TfidfVectorizer(vocabulary=fitted.vocabulary_).idf_ = [1.0] * (len(fitted.idf_) + 1)
     with pytest.raises(NotFittedError):
         TfidfVectorizer(vocabulary=fitted.vocabulary_).transform(JUNK)
+    for Est in (SklearnTfidf, TfidfVectorizer):   # an AttributeError too: hasattr is False
+        with pytest.raises(NotFittedError):
+            Est().idf_  # noqa: B018
+        assert not hasattr(Est(), "idf_")
 
 
 @pytest.mark.filterwarnings("ignore:The parameter 'smooth_idf' will not be used")

@@ -2,6 +2,7 @@
 counting (``CountingVectorizerMixin``) followed by :class:`TermWeighting`."""
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
 
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
@@ -203,8 +204,10 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         try:
             weighting = self.weighting_
         except AttributeError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute 'idf_' (it is not fitted)"
+            # scikit-learn's error; it is also an AttributeError, so hasattr is False
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet: it has no idf_. "
+                f"Call 'fit' first (or set idf_ with a fixed vocabulary)."
             ) from None
         return weighting.idf_.astype(self._output_dtype(), copy=False)
 
