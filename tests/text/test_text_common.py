@@ -156,12 +156,6 @@ def test_text_options_apply_to_every_estimator(Est, kwargs, doc, present, absent
     assert present in names and absent not in names
 
 
-@pytest.mark.parametrize("Est", ESTIMATORS)
-def test_unused_token_pattern_warns(Est):
-    with pytest.warns(UserWarning, match="token_pattern='x' is not used with tokenizer='whitespace'"):
-        Est(tokenizer="whitespace", token_pattern="x").fit(["aa bb"])
-
-
 def test_char_wb_for_counting_estimators():
     for Est in (BagOfWords, TfidfVectorizer):
         names = Est(analyzer="char_wb", ngram_range=(3, 3)).fit(["ab"]).get_feature_names_out()
@@ -533,11 +527,58 @@ def test_shared_encoding_and_decode_error(name, tmp_path):
                             [str(path)])
 
 
-@pytest.mark.parametrize("name", _SHARED)
-def test_shared_unused_token_pattern_warns(name):
-    make, seen = _SHARED[name]
-    with pytest.warns(UserWarning, match="token_pattern='x' is not used"):
-        seen(make(tokenizer="whitespace", token_pattern="x"), ["aa bb"])
+def _analyzed_upper(doc):
+    return doc.upper().split()
+
+
+# scikit-learn's test_unused_parameters_warn cases (with an analyzer that returns a list):
+# (settings, the parameter they leave unused, scikit-learn's reason)
+_UNUSED_CASES = [
+    ({"tokenizer": "whitespace", "token_pattern": "x"}, "token_pattern", "'tokenizer' is not None"),
+    ({"tokenizer": str.split, "token_pattern": "x"}, "token_pattern", "'tokenizer' is not None"),
+    ({"stop_words": ["you"], "analyzer": "char"}, "stop_words", "'analyzer' != 'word'"),
+    ({"tokenizer": str.split, "analyzer": "char"}, "tokenizer", "'analyzer' != 'word'"),
+    ({"token_pattern": "x", "analyzer": "char"}, "token_pattern", "'analyzer' != 'word'"),
+    ({"token_pattern": "x", "analyzer": _analyzed_upper}, "token_pattern", "'analyzer' != 'word'"),
+    ({"preprocessor": str.upper, "analyzer": _analyzed_upper}, "preprocessor",
+     "'analyzer' is callable"),
+    ({"ngram_range": (1, 2), "analyzer": _analyzed_upper}, "ngram_range", "'analyzer' is callable"),
+]
+
+
+def _unused_cases():
+    """(estimator, case, fitting method) for each case whose settings the estimator has."""
+    cases = []
+    for name, (make, _) in _SHARED.items():
+        est = make()
+        for i, (kwargs, unused, _) in enumerate(_UNUSED_CASES):
+            # a callable analyzer gives PositionalBagOfWords its units, whose n-grams it forms
+            used_here = name == "PositionalBagOfWords" and unused == "ngram_range"
+            if used_here or not set(kwargs) <= set(est.get_params()):
+                continue
+            cases += [(name, i, method) for method in ("fit", "fit_transform", "partial_fit")
+                      if hasattr(est, method)]
+    return cases
+
+
+@pytest.mark.parametrize("name, case, method", _unused_cases())
+def test_shared_unused_parameters_warn(name, case, method):
+    """Every estimator with the text options warns as scikit-learn's vectorizers do, at
+    every method that fits."""
+    kwargs, unused, because = _UNUSED_CASES[case]
+    make, _ = _SHARED[name]
+    est = make(**kwargs)
+    docs = _with_filler(est, _repeated(est, ["aa bb cc", "bb cc aa"]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(est, method)(docs)
+    expected = f"The parameter '{unused}' will not be used since {because}"
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert any(expected in m for m in messages), messages
+
+
+def test_unused_cases_cover_every_shared_estimator():
+    assert {name for name, _, _ in _unused_cases()} == set(_SHARED)
 
 
 def test_dependency_bag_of_words_shared_options():

@@ -80,14 +80,14 @@ def _row_reduce(X, ufunc):
 def sklearn_idf(df, n_documents, smooth_idf=True):
     """scikit-learn's idf: ``ln((n + s) / (df + s)) + 1`` with ``s = 1`` if smoothing.
 
-    Terms with ``df = 0`` (possible with a fixed vocabulary) get 0 unless smoothing.
+    Without smoothing a term with ``df = 0`` (possible with a fixed vocabulary) gets
+    ``inf``, scikit-learn's value; the caller says so (``TermWeighting`` warns at fit and
+    refuses to weigh such a term).
     """
     s = int(smooth_idf)
-    df = df.astype(np.float64)
-    idf = np.zeros_like(df)
-    seen = (df + s) > 0
-    idf[seen] = np.log((n_documents + s) / (df[seen] + s)) + 1.0
-    return idf
+    df = np.asarray(df, dtype=np.float64)
+    with np.errstate(divide="ignore"):    # n / 0 = inf for df = 0: reported by the caller
+        return np.log((n_documents + s) / (df + s)) + 1.0
 
 
 def smart_local(X, letter):
