@@ -240,6 +240,9 @@ def test_new_parameters_follow_scikit_learn_conventions(party):
     X = est.fit_transform([party])
     restored = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(restored.transform([party]).toarray(), X.toarray())
+    once = iter([party])
+    np.testing.assert_array_equal(clone(est).fit_transform(once).toarray(), X.toarray())
+    assert list(once) == [] and est.transform([]).shape == (0, X.shape[1])
     with pytest.raises(ValueError, match=r"sentence_links=\('next',\): expected a tuple of "
                                          r"\['roots', 'misc'\].*unknown \['next'\]"):
         DependencyBagOfWords(sentence_links=("next",)).fit([party])
