@@ -53,14 +53,16 @@ def resolve_smartirs(smartirs):
     return local.replace("t", "n") + glob.replace("x", "n") + norm.replace("x", "n")
 
 
-def normalize_rows(X, norm):
-    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``) in place.
+def normalize_rows(X, norm, *, copy=False):
+    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``), in place
+    unless ``copy``.
 
-    All-zero rows stay zero; a matrix without rows or columns is returned as it is.
+    All-zero rows stay zero; a matrix without rows or columns is returned as it is (a copy
+    with ``copy``), where scikit-learn's ``normalize`` rejects it.
     """
     if X.shape[0] == 0 or X.shape[1] == 0:
-        return X
-    return normalize(X, norm=norm, copy=False)
+        return X.copy() if copy else X
+    return normalize(X, norm=norm, copy=copy)
 
 
 def row_of_entries(X):

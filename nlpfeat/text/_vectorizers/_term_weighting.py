@@ -24,6 +24,7 @@ from nlpfeat._validation import (
     validate_data,
 )
 from nlpfeat.text._base._analyzer import warn_unused
+from nlpfeat.text._base._documents import is_one_shot
 from nlpfeat.text._vectorizers._schemes import (
     bm25_idf,
     bm25_weights,
@@ -386,6 +387,11 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
     def _check_counts(self, X, reset):
         """``X`` as a CSR float64 matrix without duplicate entries (the caller's object
         when it already is one: it is read, never written); errors say what to fix."""
+        if is_one_shot(X):     # numpy would see one object, and a second read nothing
+            raise TypeError(
+                f"TermWeighting weighs a count matrix, not a one-shot iterator "
+                f"({type(X).__name__}); pass an array, a sparse matrix or a list of rows "
+                f"(e.g. list(X)).")
         X = check_2d(X, "X", "(n_documents, n_terms)")
         if not reset and X.shape[1] != self.n_features_in_:
             raise ValueError(
