@@ -237,3 +237,22 @@ def test_bm25_on_all_zero_training_counts_gives_zeros_without_warnings():
                           TermWeighting(smartirs="Lpu"), TermWeighting("logentropy")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("local", ["l", "d", "L"])
+def test_logarithmic_smart_weights_reject_values_below_one(local):
+    """l, d and L take log2 of each count: below 1 they gave negative weights (a term at
+    0.5 dropped as a zero), NaN or -inf, as gensim does; now a ValueError says why."""
+    fractional = sp.csr_matrix(np.array([[0.3, 2.0], [1.0, 0.6]]))
+    with pytest.raises(ValueError, match=f"local weight '{local}' takes log2 .* 2 stored "
+                                         r"value\(s\) below 1 \(smallest 0.3\)"):
+        TermWeighting(smartirs=f"{local}tc").fit_transform(fractional)
+    counts = np.array([[1.0, 2.0], [3.0, 1.0]])
+    X = TermWeighting(smartirs=f"{local}tc").fit_transform(counts)
+    assert np.isfinite(X.data).all() and X.nnz == 4
+
+
+@pytest.mark.parametrize("local", ["n", "b", "a"])
+def test_other_smart_weights_take_fractional_values(local):
+    X = TermWeighting(smartirs=f"{local}nn").fit_transform(np.array([[0.3, 2.0], [1.0, 0.6]]))
+    assert np.isfinite(X.data).all() and (X.data > 0).all() and X.nnz == 4
