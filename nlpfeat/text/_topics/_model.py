@@ -353,7 +353,9 @@ class TopicModel(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features), list of list of \
-                str, iterable of str or dask.bag.Bag
+                str, iterable of str (or bytes) or dask.bag.Bag
+            Token lists are sequences of tokens in text order: a dict or a set as a
+            document is a TypeError, as for every text estimator.
         y : None
             Ignored.
 

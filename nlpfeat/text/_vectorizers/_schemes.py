@@ -97,17 +97,18 @@ def smart_local(X, letter):
 
     ``n``: tf; ``b``: 1; ``l``: 1 + log2 tf; ``d``: 1 + log2(1 + log2 tf);
     ``a``: 0.5 + 0.5 tf / max tf of the row; ``L``: (1 + log2 tf) / (1 + log2 mean tf of the row).
-    The logarithmic weights ``l``, ``d`` and ``L`` are defined on counts: a stored value
-    below 1 raises ValueError (below 1, ``l`` turns negative or zero, a dropped term,
-    ``d`` NaN or -inf, ``L`` divides by zero or a negative number).
+    ``d`` and ``L`` are defined on counts: a stored value below 1 raises ValueError
+    (there ``d`` is NaN or -inf, and ``L`` divides by zero or a negative number). ``l`` is
+    finite for every positive value, negative below 0.5 (as scikit-learn's
+    ``sublinear_tf``), so it takes fractional weights.
     """
     tf = X.data
-    if letter in "ldL" and tf.size and tf.min() < 1.0:
+    if letter in "dL" and tf.size and tf.min() < 1.0:
         raise ValueError(
-            f"SMART local weight {letter!r} takes log2 of each count and is defined for "
-            f"counts >= 1, but X holds {int((tf < 1.0).sum())} stored value(s) below 1 "
-            f"(smallest {tf.min():.3g}), e.g. weights from another weighting step. Pass "
-            f"raw counts, or use the local weight 'n', 'b' or 'a'.")
+            f"SMART local weight {letter!r} is defined for counts >= 1 (it takes log2 of "
+            f"log2 or of the row's mean count), but X holds {int((tf < 1.0).sum())} stored "
+            f"value(s) below 1 (smallest {tf.min():.3g}), e.g. weights from another "
+            f"weighting step. Pass raw counts, or use the local weight 'n', 'b', 'a' or 'l'.")
     if letter == "b":
         tf.fill(1.0)
     elif letter == "l":

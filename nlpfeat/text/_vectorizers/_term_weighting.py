@@ -83,10 +83,10 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         ``d`` double logarithm, ``L`` log average; global: ``n``/``x`` none, ``f`` idf, ``t``
         zero-corrected idf, ``p`` probabilistic idf; normalisation: ``n``/``x`` none, ``c``
         cosine, ``u`` pivoted unique, ``b`` pivoted character length (logarithms base 2;
-        ``b`` needs the terms' lengths: ``fit(X, term_lengths=...)``). The logarithmic
-        local weights ``l``, ``d`` and ``L`` are defined on counts: ``transform`` raises
-        a ValueError for a stored value below 1 (e.g. weights from another step), where
-        gensim returns negative, NaN or infinite weights.
+        ``b`` needs the terms' lengths: ``fit(X, term_lengths=...)``). The local weights
+        ``d`` and ``L`` are defined on counts: ``transform`` raises a ValueError for a
+        stored value below 1 (e.g. weights from another step), where gensim returns NaN
+        or infinite weights.
     k1, b, epsilon : float, default=1.5, 0.75, 0.25
         Okapi BM25 parameters (gensim's meaning; ``epsilon`` floors negative idfs).
     pivot : float >= 0 or None, default=None
