@@ -25,6 +25,7 @@ from nlpfeat._validation import (
     check_finite,
     validate_params,
 )
+from nlpfeat.text._base._documents import iter_documents
 from nlpfeat.text._counting._pair_tables import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
@@ -315,7 +316,7 @@ def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, windo
                              "lists, or window_size=None for boolean documents.")
         n_terms, window = corpus.shape[1], None
     else:
-        corpus = list(corpus)
+        corpus = list(iter_documents(corpus, input="tokens"))   # the token-list rule
         from_topics = vocabulary is None           # then topic words missing from the corpus
         if from_topics:                            # are dropped once counted
             vocabulary = {w: j for j, w in enumerate(

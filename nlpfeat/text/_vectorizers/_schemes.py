@@ -53,14 +53,16 @@ def resolve_smartirs(smartirs):
     return local.replace("t", "n") + glob.replace("x", "n") + norm.replace("x", "n")
 
 
-def normalize_rows(X, norm):
-    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``) in place.
+def normalize_rows(X, norm, *, copy=False):
+    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``), in place
+    unless ``copy``.
 
-    All-zero rows stay zero; a matrix without rows or columns is returned as it is.
+    All-zero rows stay zero; a matrix without rows or columns is returned as it is (a copy
+    with ``copy``), where scikit-learn's ``normalize`` rejects it.
     """
     if X.shape[0] == 0 or X.shape[1] == 0:
-        return X
-    return normalize(X, norm=norm, copy=False)
+        return X.copy() if copy else X
+    return normalize(X, norm=norm, copy=copy)
 
 
 def row_of_entries(X):
@@ -95,8 +97,18 @@ def smart_local(X, letter):
 
     ``n``: tf; ``b``: 1; ``l``: 1 + log2 tf; ``d``: 1 + log2(1 + log2 tf);
     ``a``: 0.5 + 0.5 tf / max tf of the row; ``L``: (1 + log2 tf) / (1 + log2 mean tf of the row).
+    ``d`` and ``L`` are defined on counts: a stored value below 1 raises ValueError
+    (there ``d`` is NaN or -inf, and ``L`` divides by zero or a negative number). ``l`` is
+    finite for every positive value, negative below 0.5 (as scikit-learn's
+    ``sublinear_tf``), so it takes fractional weights.
     """
     tf = X.data
+    if letter in "dL" and tf.size and tf.min() < 1.0:
+        raise ValueError(
+            f"SMART local weight {letter!r} is defined for counts >= 1 (it takes log2 of "
+            f"log2 or of the row's mean count), but X holds {int((tf < 1.0).sum())} stored "
+            f"value(s) below 1 (smallest {tf.min():.3g}), e.g. weights from another "
+            f"weighting step. Pass raw counts, or use the local weight 'n', 'b', 'a' or 'l'.")
     if letter == "b":
         tf.fill(1.0)
     elif letter == "l":

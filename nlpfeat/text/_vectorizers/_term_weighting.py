@@ -24,6 +24,7 @@ from nlpfeat._validation import (
     validate_data,
 )
 from nlpfeat.text._base._analyzer import warn_unused, warn_user
+from nlpfeat.text._base._documents import is_one_shot
 from nlpfeat.text._vectorizers._schemes import (
     bm25_idf,
     bm25_weights,
@@ -82,7 +83,10 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         ``d`` double logarithm, ``L`` log average; global: ``n``/``x`` none, ``f`` idf, ``t``
         zero-corrected idf, ``p`` probabilistic idf; normalisation: ``n``/``x`` none, ``c``
         cosine, ``u`` pivoted unique, ``b`` pivoted character length (logarithms base 2;
-        ``b`` needs the terms' lengths: ``fit(X, term_lengths=...)``).
+        ``b`` needs the terms' lengths: ``fit(X, term_lengths=...)``). The local weights
+        ``d`` and ``L`` are defined on counts: ``transform`` raises a ValueError for a
+        stored value below 1 (e.g. weights from another step), where gensim returns NaN
+        or infinite weights.
     k1, b, epsilon : float, default=1.5, 0.75, 0.25
         Okapi BM25 parameters (gensim's meaning; ``epsilon`` floors negative idfs).
     pivot : float >= 0 or None, default=None
@@ -428,6 +432,11 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
     def _check_counts(self, X, reset):
         """``X`` as a CSR float64 matrix without duplicate entries (the caller's object
         when it already is one: it is read, never written); errors say what to fix."""
+        if is_one_shot(X):     # numpy would see one object, and a second read nothing
+            raise TypeError(
+                f"TermWeighting weighs a count matrix, not a one-shot iterator "
+                f"({type(X).__name__}); pass an array, a sparse matrix or a list of rows "
+                f"(e.g. list(X)).")
         X = check_2d(X, "X", "(n_documents, n_terms)")
         if not reset and X.shape[1] != self.n_features_in_:
             raise ValueError(
