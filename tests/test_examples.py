@@ -41,6 +41,12 @@ EXPECTED = {
         r"好: .*坏",
     ],
     "warmup_init_study.py": [r"lr1e-3\s+3\.37\s+\d+\.\d{3}", r"lr1e-3-warmup\s+0\.10"],
+    "heads_study.py": [
+        r"\| lookup \| multi-query \(4 q, 1 kv\) \| 2060 \| [01]\.\d{4} ± 0\.\d{4} \|",
+        r"- lookup-wide: multi-head \(4\) vs grouped \(4 q, 2 kv\): \S",
+        r"- separated one head vs the bound 3/8: (at|below|above) ",
+        r"\| 3v5-diff \| multi-head \(4\) \| 2 \| \[\d, \d\] \| ",
+    ],
     "grid_search_kernels.py": [
         r"Textbook task .* ranked",
         r"\n\s+1\s+\d+\.\d{4}\s+\d+\.\d{4}\s+bandwidth=",
@@ -85,6 +91,7 @@ FIGURES = {
     "compare_attention.py": ["compare_attention_heatmaps.png", "compare_sine/sine_fits.png"],
     "grid_search_kernels.py": ["nw_fitted_curves.png", "nw_attention_heatmap.png"],
     "fat_cat_attention.py": ["fat_cat_model_heads.png", "fat_cat_article_heads.png"],
+    "heads_study.py": ["heads_study.png"],
 }
 
 
