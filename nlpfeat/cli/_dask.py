@@ -1,8 +1,11 @@
 """The Dask pipeline of the corpus commands (``--scheduler`` / ``--dask-workers``).
 
-The documents become a ``dask.bag`` of the files' lines (or of whole files of a folder);
-the estimators count on it, and ``features`` transforms it partition by partition on the
-workers. Only the text Dask wing's declared names are used; dask is imported inside.
+The documents become a ``dask.bag`` of the files' lines (or of whole files of a folder),
+read on the workers in blocks of bytes by the corpus' own rule of a line
+(:func:`~nlpfeat.datasets._corpus.read_blocks`), so that the rows, their ids and the
+errors are those of the local path; the estimators count on it, and ``features``
+transforms it partition by partition on the workers. Only the text Dask wing's declared
+names are used; dask is imported inside.
 """
 import contextlib
 import os
@@ -44,44 +47,38 @@ def n_workers(client):
     return len(client.scheduler_info()["workers"])
 
 
-_COMPRESSED = (".gz", ".bz2", ".xz")
+def _partitions(args, docs, client):
+    """The blocks (:func:`~nlpfeat.datasets._corpus.split_blocks`) of each partition: one
+    block of ``--blocksize`` MiB of a file's lines each (a compressed file is one block),
+    or, for a folder, whole files in 4 runs of consecutive files per worker."""
+    from nlpfeat.datasets._corpus import split_blocks
 
-
-def _pair_bag(args, docs, client):
-    """A ``dask.bag`` of ``(document, path)``: lines of the files (``read_text``, split in
-    blocks of ``--blocksize`` MiB, compressed files whole), or whole files of a folder."""
-    import dask.bag as db
-
-    files = [os.path.abspath(f) for f in docs.corpus.files]
+    files = [os.path.abspath(f) for f in docs.corpus.files]    # the workers' paths
     if docs.folder:
-        parts = min(len(files), 4 * n_workers(client))
-        return db.from_sequence(files, npartitions=parts).map(
-            _read_whole_file, args.encoding, args.errors)
-    compressed = any(f.endswith(_COMPRESSED) for f in files)
-    blocksize = None if compressed else max(1, int(args.blocksize * 2**20))
-    bag = db.read_text(files, blocksize=blocksize, encoding=args.encoding, errors=args.errors,
-                       compression="infer", include_path=True)
-    return bag.map(_clean_pair)
+        step = -(-len(files) // (4 * n_workers(client)))
+        blocks = split_blocks(files)
+        return [blocks[k : k + step] for k in range(0, len(blocks), step)]
+    blocksize = max(1, int(args.blocksize * 2**20))
+    return [[block] for block in split_blocks(files, blocksize, args.encoding)]
 
 
-def _read_whole_file(path, encoding, errors):
-    from nlpfeat.datasets._corpus import Corpus
+def _read_tasks(args, docs, partitions):
+    """One ``dask.delayed`` list of documents per partition, read on the workers by the
+    corpus' own rule (``read_blocks``: the lines the local path reads, with its errors)."""
+    import dask
 
-    return next(iter(Corpus([path], unit="file", encoding=encoding, errors=errors))), path
+    from nlpfeat.datasets._corpus import read_blocks
 
-
-def _clean_pair(pair):
-    """A line of ``read_text`` without its line break (and a file's byte-order mark)."""
-    from nlpfeat.text._dask import strip_line_break
-
-    line, path = pair
-    line = strip_line_break(line)
-    return line.removeprefix("\ufeff"), path
+    unit = "file" if docs.folder else "line"
+    read = dask.delayed(read_blocks, pure=True)
+    return [read(blocks, unit, args.encoding, args.errors) for blocks in partitions]
 
 
 def document_bag(args, docs, client):
     """The documents as a bag (blank ones dropped with ``--skip-blank``)."""
-    bag = _pair_bag(args, docs, client).pluck(0)
+    import dask.bag as db
+
+    bag = db.from_delayed(_read_tasks(args, docs, _partitions(args, docs, client)))
     return bag.filter(_not_blank) if args.skip_blank else bag
 
 
@@ -89,16 +86,14 @@ def _not_blank(doc):
     return bool(doc.strip())
 
 
-def _transform_part(shipped, pairs, skip_blank):
-    """One partition's CSR rows, its document count, the positions and files of the
-    documents kept, and the file of its first document."""
+def _transform_part(shipped, texts, skip_blank):
+    """One partition's CSR rows, its document count and the positions of the documents
+    kept."""
     import numpy as np
 
-    texts = [doc for doc, _ in pairs]
     kept = (np.flatnonzero([bool(t.strip()) for t in texts]) if skip_blank
             else np.arange(len(texts)))
-    X = shipped.get().transform([texts[i] for i in kept])
-    return X, len(texts), kept, [pairs[i][1] for i in kept], (pairs[0][1] if pairs else None)
+    return shipped.get().transform([texts[i] for i in kept]), len(texts), kept
 
 
 def features_on_dask(args, docs, estimator, client, writer):
@@ -108,30 +103,38 @@ def features_on_dask(args, docs, estimator, client, writer):
 
     from nlpfeat.text._dask import send_once, without_statistics
 
-    pairs = _pair_bag(args, docs, client)
+    partitions = _partitions(args, docs, client)
     estimator.fit(document_bag(args, docs, client))
     fitted = send_once(without_statistics(estimator), dask)   # to each worker, once
-    parts = [dask.delayed(_transform_part, pure=True)(fitted, part, args.skip_blank)
-             for part in pairs.to_delayed()]
-    names = {os.path.abspath(f): f for f in docs.corpus.files}
-    lines_before, skipped = {}, 0
+    parts = [dask.delayed(_transform_part, pure=True)(fitted, texts, args.skip_blank)
+             for texts in _read_tasks(args, docs, partitions)]
+    ids = _DocIds(docs)
     window = 2 * n_workers(client)           # partitions in flight: bounded memory
     futures = client.compute(parts[:window])
-    for k in range(len(parts)):
-        X, n_docs, kept, paths, first_path = futures[k].result()
+    for k, blocks in enumerate(partitions):
+        X, n_docs, kept = futures[k].result()
         futures[k] = None
         if k + window < len(parts):
             futures.append(client.compute(parts[k + window]))
-        if docs.folder:
-            ids = [docs.doc_id(names.get(path, path)) for path in paths]
-        elif n_docs:        # the documents of a partition are lines of one file
-            path = names.get(first_path, first_path)
-            first = lines_before.get(path, 0) + 1
-            lines_before[path] = first - 1 + n_docs
-            ids = [docs.doc_id((path, first + int(i))) for i in kept]
-        else:
-            ids = []
-        skipped += n_docs - len(kept)
-        writer.append(X, ids)
-    docs.skipped = skipped
+        writer.append(X, ids.of(blocks, n_docs, kept))
+    docs.skipped = ids.skipped
     docs.report_skipped()
+
+
+class _DocIds:
+    """The ids of the documents of consecutive partitions, as the local path names them:
+    the line numbers of a file run on from one block to the next (a folder: one document
+    per file)."""
+
+    def __init__(self, docs):
+        self.docs, self.skipped, self._lines_before = docs, 0, {}
+        self._names = {os.path.abspath(f): f for f in docs.corpus.files}
+
+    def of(self, blocks, n_docs, kept):
+        self.skipped += n_docs - len(kept)
+        names = [self._names[block.file] for block in blocks]
+        if self.docs.folder:
+            return [self.docs.doc_id(names[i]) for i in kept]
+        first = self._lines_before.get(names[0], 0) + 1     # one block of one file
+        self._lines_before[names[0]] = first - 1 + n_docs
+        return [self.docs.doc_id((names[0], first + int(i))) for i in kept]
