@@ -23,6 +23,7 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
+from nlpfeat.text._base._documents import check_not_bag
 from nlpfeat.text._vectorizers._tfidf import TfidfVectorizer
 
 __all__ = ["ExplicitSemanticAnalysis", "prune_inverted_index", "top_k_per_row"]
@@ -303,6 +304,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
             if isinstance(X, str):
                 raise TypeError("ExplicitSemanticAnalysis.fit takes an iterable of concept "
                                 "documents, not a single string; wrap it in a list.")
+            check_not_bag(X, "ExplicitSemanticAnalysis")    # its concepts_ are held here
             if self.document_vectorizer is not None:
                 X = list(X)                                # read once, used twice
             self.vectorizer_ = clone(self.vectorizer if self.vectorizer is not None
@@ -340,6 +342,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
             if isinstance(X, str):
                 raise TypeError("ExplicitSemanticAnalysis.transform takes an iterable of "
                                 "documents, not a single string; wrap it in a list.")
+            check_not_bag(X, "ExplicitSemanticAnalysis")
             weigh = getattr(self, "document_vectorizer_", self.vectorizer_)
             D = weigh.transform(X)
         if D.shape[1] != self.concepts_.shape[1]:
