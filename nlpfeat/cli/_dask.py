@@ -2,8 +2,8 @@
 
 The documents become a ``dask.bag`` of the files' lines (or of whole files of a folder),
 read on the workers in blocks of bytes by the corpus' own rule of a line
-(:func:`~nlpfeat.datasets._corpus.read_blocks`), so that the rows, their ids and the
-errors are those of the local path; the estimators count on it, and ``features``
+(:meth:`~nlpfeat.datasets.Corpus.to_bag`), so that the rows, their ids and the errors
+are those of the local path; the estimators count on it, and ``features``
 transforms it partition by partition on the workers. Only the text Dask wing's declared
 names are used; dask is imported inside.
 """
@@ -47,38 +47,24 @@ def n_workers(client):
     return len(client.scheduler_info()["workers"])
 
 
-def _partitions(args, docs, client):
-    """The blocks (:func:`~nlpfeat.datasets._corpus.split_blocks`) of each partition: one
-    block of ``--blocksize`` MiB of a file's lines each (a compressed file is one block),
-    or, for a folder, whole files in 4 runs of consecutive files per worker."""
-    from nlpfeat.datasets._corpus import split_blocks
-
-    files = [os.path.abspath(f) for f in docs.corpus.files]    # the workers' paths
-    if docs.folder:
-        step = -(-len(files) // (4 * n_workers(client)))
-        blocks = split_blocks(files)
-        return [blocks[k : k + step] for k in range(0, len(blocks), step)]
-    blocksize = max(1, int(args.blocksize * 2**20))
-    return [[block] for block in split_blocks(files, blocksize, args.encoding)]
+def _blocksize(args):
+    return max(1, int(args.blocksize * 2**20))
 
 
-def _read_tasks(args, docs, partitions):
-    """One ``dask.delayed`` list of documents per partition, read on the workers by the
-    corpus' own rule (``read_blocks``: the lines the local path reads, with its errors)."""
-    import dask
+def _partitions(args, docs):
+    """The blocks of each partition of ``docs.corpus.to_bag`` (``--blocksize`` MiB of a
+    file's lines, or of whole files of a folder), by the workers' (absolute) paths."""
+    from nlpfeat.datasets._corpus import partition_blocks
 
-    from nlpfeat.datasets._corpus import read_blocks
-
-    unit = "file" if docs.folder else "line"
-    read = dask.delayed(read_blocks, pure=True)
-    return [read(blocks, unit, args.encoding, args.errors) for blocks in partitions]
+    files = [os.path.abspath(f) for f in docs.corpus.files]
+    return partition_blocks(files, _blocksize(args), unit=docs.corpus.unit,
+                            encoding=docs.corpus.encoding)
 
 
-def document_bag(args, docs, client):
-    """The documents as a bag (blank ones dropped with ``--skip-blank``)."""
-    import dask.bag as db
-
-    bag = db.from_delayed(_read_tasks(args, docs, _partitions(args, docs, client)))
+def document_bag(args, docs):
+    """The documents as a bag read on the workers by the corpus' own rule of a line (the
+    local path's documents and errors), blank ones dropped with ``--skip-blank``."""
+    bag = docs.corpus.to_bag(_blocksize(args))
     return bag.filter(_not_blank) if args.skip_blank else bag
 
 
@@ -103,11 +89,11 @@ def features_on_dask(args, docs, estimator, client, writer):
 
     from nlpfeat.text._dask import send_once, without_statistics
 
-    partitions = _partitions(args, docs, client)
-    estimator.fit(document_bag(args, docs, client))
+    estimator.fit(document_bag(args, docs))
     fitted = send_once(without_statistics(estimator), dask)   # to each worker, once
     parts = [dask.delayed(_transform_part, pure=True)(fitted, texts, args.skip_blank)
-             for texts in _read_tasks(args, docs, partitions)]
+             for texts in docs.corpus.to_bag(_blocksize(args)).to_delayed()]
+    partitions = _partitions(args, docs)      # partition k: the blocks of parts[k]
     ids = _DocIds(docs)
     window = 2 * n_workers(client)           # partitions in flight: bounded memory
     futures = client.compute(parts[:window])

@@ -19,7 +19,8 @@ import os
 import zlib
 from typing import NamedTuple
 
-__all__ = ["Block", "Corpus", "read_blocks", "split_blocks", "split_lines"]
+__all__ = ["Block", "Corpus", "partition_blocks", "read_blocks", "split_blocks",
+           "split_lines"]
 
 #: Compressed formats read transparently, by their magic bytes (whatever the name says).
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
@@ -126,6 +127,22 @@ def split_blocks(files, blocksize=None, encoding="utf-8"):
         blocks.extend(Block(name, start, start + blocksize) for start in starts[:-1])
         blocks.append(Block(name, starts[-1]))
     return blocks
+
+
+def partition_blocks(files, blocksize, *, unit="line", encoding="utf-8"):
+    """The blocks of each partition of a bag of the documents of ``files``, in order: one
+    block of about ``blocksize`` bytes of lines each (:func:`split_blocks`), or with
+    ``unit="file"`` runs of consecutive whole files of about ``blocksize`` bytes together."""
+    if unit == "line":
+        return [[block] for block in split_blocks(files, blocksize, encoding)]
+    partitions, size = [], blocksize
+    for block in split_blocks(files):
+        if size >= blocksize:
+            partitions.append([])
+            size = 0
+        partitions[-1].append(block)
+        size += os.path.getsize(block.file)
+    return partitions
 
 
 def read_blocks(blocks, unit="line", encoding="utf-8", errors="strict"):
@@ -340,6 +357,45 @@ class Corpus:
         for _, document in self.iter_with_ids():
             yield document
 
+    def to_bag(self, blocksize=32 * 2**20):
+        """The documents as a ``dask.bag.Bag``, read on the workers by this corpus' rule:
+        the documents of iterating the corpus, in the same order (needs dask).
+
+        ``dask.bag.read_text`` would split lines at a lone ``"\\r"`` too (universal
+        newlines) and tell compression by the file name; this bag reads each partition
+        as :class:`Corpus` reads its files, with the same errors (naming the file, by
+        its absolute path, and the line).
+
+        Parameters
+        ----------
+        blocksize : int, default=33554432 (32 MiB)
+            Bytes of the files per partition: a file of lines is cut into blocks of
+            about this size (a compressed file, or one of UTF-16 or UTF-32, is one
+            partition); whole files (``unit="file"``) are grouped to about this size.
+
+        Returns
+        -------
+        bag : dask.bag.Bag of str
+            One partition per block of lines, or run of whole files, in the corpus'
+            order (those of :func:`partition_blocks`, which the command line's Dask path
+            uses to number the rows).
+
+        Examples
+        --------
+        >>> bag = Corpus("news-*.txt.gz").to_bag()               # doctest: +SKIP
+        >>> BagOfWords(min_df=5).fit(bag)                         # doctest: +SKIP
+        """
+        import dask
+        import dask.bag as db
+
+        files = [os.path.abspath(f) for f in self.files]     # as any worker finds them
+        read = dask.delayed(read_blocks, pure=True)
+        bag = db.from_delayed([
+            read(blocks, self.unit, self.encoding, self.errors)
+            for blocks in partition_blocks(files, blocksize, unit=self.unit,
+                                           encoding=self.encoding)])
+        return bag.filter(_not_blank) if self.skip_blank else bag
+
     def iter_with_ids(self):
         """Yield ``(id, document)``: id is ``(file, line number)`` or the file name.
 
@@ -357,15 +413,19 @@ class Corpus:
                 lines = _Lines(name, self.encoding, self.errors, progress=bar)
                 if self.unit == "file":
                     text = _file_document(line for _, line in lines)
-                    if not (self.skip_blank and not text.strip()):
+                    if not self.skip_blank or _not_blank(text):
                         yield name, text
                     continue
                 for number, line in lines:
-                    if not (self.skip_blank and not line.strip()):
+                    if not self.skip_blank or _not_blank(line):
                         yield (name, number), line
         finally:
             if bar is not None:
                 bar.close()
+
+
+def _not_blank(document):
+    return bool(document.strip())
 
 
 class _Lines:

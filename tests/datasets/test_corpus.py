@@ -174,3 +174,24 @@ def test_byte_order_marks_at_the_start_are_dropped_however_the_file_is_read(tmp_
     assert list(Corpus(path)) == ["one", "\ufefftwo"]
     for blocksize in (1, 2, 3, 4, 7):
         assert read_blocks(split_blocks([str(path)], blocksize)) == ["one", "\ufefftwo"]
+
+
+def test_a_bag_of_a_corpus_holds_the_documents_of_iterating_it(tmp_path):
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("dask.bag")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"one\rtwo\r\n\r\n  \nthree\nfour")
+    (folder / "b.txt").write_bytes("\ufeffcaf\u00e9\n\u6211\u7231\fNLP\n".encode())
+    (folder / "c.txt").write_bytes(gzip.compress(b"zipped\rline\nlast\n"))   # by magic
+    (folder / "d.txt").write_bytes(b"")
+    for corpus in (Corpus(folder / "*.txt"), Corpus(folder / "*.txt", skip_blank=True),
+                   Corpus(folder), Corpus(folder, skip_blank=True)):
+        for blocksize in (3, 10, 1 << 25):
+            bag = corpus.to_bag(blocksize)
+            assert dask.compute(bag, scheduler="sync")[0] == list(corpus), (corpus, blocksize)
+    assert Corpus(folder / "*.txt").to_bag(10).npartitions == 3 + 2 + 1 + 1   # c.txt whole
+    full = gzip.compress(b"".join(b"line %d\n" % i for i in range(20000)))
+    (tmp_path / "cut.txt.gz").write_bytes(full[: len(full) // 2])
+    with pytest.raises(ValueError, match=r"cut\.txt\.gz, after line \d+: .*truncated"):
+        dask.compute(Corpus(tmp_path / "cut.txt.gz").to_bag(), scheduler="sync")

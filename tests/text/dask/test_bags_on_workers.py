@@ -11,8 +11,8 @@ dask = pytest.importorskip("dask")
 db = pytest.importorskip("dask.bag")
 pytest.importorskip("distributed")
 
-import nlpfeat.text as text  # noqa: E402
-from nlpfeat.text._base._documents import BAG_READERS  # noqa: E402
+from nlpfeat import text
+from nlpfeat.text._base._documents import BAG_READERS
 
 WORDS = [f"w{i}" for i in range(40)] + ["new", "york", "city", "Caf\u00e9"]
 N_DOCS = 60
