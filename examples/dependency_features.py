@@ -4,7 +4,7 @@ In "a square, smooth, heat-resistant, cheap stainless-steel box" (一个方方�
 耐高温，价格便宜的不锈钢盒子) every modifier describes the box, however far from it it
 stands. A window of k tokens pairs a word only with its neighbours; a dependency parse links
 each modifier to its noun directly. This script puts both side by side on nlpfeat's
-hand-parsed sample (:func:`nlpfeat.datasets.load_dependency_sample`, 9 English and 7 Chinese
+hand-parsed sample (:func:`nlpfeat.datasets.load_dependency_sample`, 12 English and 8 Chinese
 sentences):
 
 * for the box sentence in both languages: each modifier, its distance to the noun (in words,

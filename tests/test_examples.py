@@ -64,8 +64,8 @@ EXPECTED = {
     "topics_lee.py": [r"held-out coherence", r"<- best", r"topics, most coherent first"],
     "dependency_features.py": [
         r"\n  square\s+5\s+-\s+yes\s+yes\s+yes",
-        r"dependency \(\+ conjuncts\)\s+26/26\s+1\.00",
-        r"window 2\s+\d+/26",
+        r"dependency \(\+ conjuncts\)\s+27/27\s+1\.00",
+        r"window 2\s+\d+/27",
     ],
     "count_deviation.py": [
         r"TF-IDF \+ deviation \(poisson\)\s+0\.\d{3} ± 0\.\d{3}\s+minus TF-IDF [+-]0\.\d{3}",

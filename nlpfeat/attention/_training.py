@@ -182,18 +182,27 @@ TRAINING_PARAMETER_CONSTRAINTS = {
 def standardise(A):
     """Column means and scales, as StandardScaler, scale-equivariant.
 
-    A column is constant when its standard deviation is within rounding of zero
-    *relative to its magnitude* (``std <= 10 eps max|a|``), so that rescaling the data
-    never turns a varying feature into a constant one. A constant column is scaled by
-    its magnitude (1 when it is all zeros), so that rescaling X rescales every scale
-    with it and a query off the constant value is treated alike at any magnitude.
+    The moments are taken in units of each column's power of two nearest its magnitude
+    (an exact rescaling), so that squaring neither underflows for data near 1e-300 nor
+    overflows for data near 1e300. A column is constant when its standard deviation is
+    within rounding of zero *relative to its magnitude* (``std <= 10 eps max|a|``), so that
+    rescaling the data never turns a varying feature into a constant one. A constant column
+    is scaled by its magnitude (1 when it is all zeros), so that rescaling X rescales every
+    scale with it and a query off the constant value is treated alike at any magnitude.
     """
-    mean = A.mean(axis=0)
-    scale = A.std(axis=0)
-    size = np.abs(A).max(axis=0) if len(A) else np.zeros_like(scale)
+    size = np.abs(A).max(axis=0) if len(A) else np.zeros(A.shape[1:], A.dtype)
+    unit = power_of_two(size)
+    mean = (A / unit).mean(axis=0) * unit
+    scale = (A / unit).std(axis=0) * unit
     varies = scale > 10 * np.finfo(A.dtype).eps * size
     constant = np.where(size > 0, size, 1.0)
     return mean, np.where(varies, scale, constant).astype(A.dtype)
+
+
+def power_of_two(size):
+    """The power of two of each magnitude in ``size`` (1 for zeros): dividing by it is exact."""
+    _, exponent = np.frexp(size)
+    return np.ldexp(np.ones_like(size), np.where(size > 0, exponent, 1) - 1)
 
 
 #: Standardised queries beyond this magnitude (in training standard deviations) are

@@ -24,25 +24,32 @@ import re
 import sys
 
 from nlpfeat import __version__
-from nlpfeat.cli._commands import (
-    cmd_attention,
-    cmd_collocations,
-    cmd_compare,
-    cmd_features,
-    cmd_neighbors,
-    cmd_topics,
-)
 from nlpfeat.cli._io import UsageError
-from nlpfeat.text._base._tokenize import TOKENIZERS
 
 __all__ = ["UsageError", "build_parser", "main"]
 
 
 _FORMATTER = argparse.ArgumentDefaultsHelpFormatter
 
+#: One line per subcommand: what ``nlpfeat --help`` lists.
+_SUMMARIES = {
+    "compare": "kernel attention vs neural attention, side by side",
+    "features": "document-feature matrix of a corpus",
+    "collocations": "ranked collocations (phrases) of a corpus",
+    "topics": "topic model with coherence per topic",
+    "neighbors": "nearest neighbours in PMI-embedding space",
+    "attention": "attention weights of a small untrained model over a sentence",
+}
+
+
+def _tokenizers():
+    from nlpfeat.text._base._tokenize import TOKENIZERS
+
+    return TOKENIZERS
+
 
 def _add_text_options(p):
-    p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS,
+    p.add_argument("--tokenizer", default="regexp", choices=_tokenizers(),
                    help="tokenizer (jieba, for Chinese words, needs nlpfeat[zh])")
     p.add_argument("--keep-case", action="store_true", help="do not lower-case the text")
     p.add_argument("--keep-punctuation", action="store_true",
@@ -120,7 +127,7 @@ def _add_compare(sub):
     from nlpfeat.compare import ALL_MODELS, TASKS
 
     p = sub.add_parser(
-        "compare", help="kernel attention vs neural attention, side by side",
+        "compare", help=_SUMMARIES["compare"],
         description="Compare Nadaraya-Watson kernel regression with learned attention and "
         "baselines on bundled data; writes tables (CSV, JSON) and figures.",
         epilog="example: nlpfeat compare --task sine diabetes --quick --out results/",
@@ -137,7 +144,7 @@ def _add_compare(sub):
                    help="add a PyTorch nn.MultiheadAttention model (needs torch)")
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_compare, subparser=p, flags={})
+    p.set_defaults(subparser=p, flags={})
 
 
 def _corpus_parser(sub, name, summary, description, epilog):
@@ -148,11 +155,11 @@ def _corpus_parser(sub, name, summary, description, epilog):
     return p
 
 
-def _end_corpus_parser(p, func, flags=()):
-    """The options every corpus command ends with, and what it runs."""
+def _end_corpus_parser(p, flags=()):
+    """The options every corpus command ends with."""
     _add_text_options(p)
     _add_input_options(p)
-    p.set_defaults(func=func, subparser=p, flags={**dict(flags), **_INPUT_FLAGS})
+    p.set_defaults(subparser=p, flags={**dict(flags), **_INPUT_FLAGS})
 
 
 def _add_df_options(p, noun, min_df):
@@ -163,7 +170,7 @@ def _add_df_options(p, noun, min_df):
 
 
 def _add_features(sub):
-    p = _corpus_parser(sub, "features", "document-feature matrix of a corpus",
+    p = _corpus_parser(sub, "features", _SUMMARIES["features"],
                        "Write the document x feature matrix of a corpus (or the PPMI word x "
                        "word matrix) to a .npz file; row i is line i.",
                        "example: nlpfeat features corpus.txt --kind tfidf --ngram 1 2 -o X.npz")
@@ -184,13 +191,13 @@ def _add_features(sub):
     p.add_argument("--chunk-docs", type=_positive_int, default=10000,
                    help="documents transformed and written per chunk (without Dask; with "
                    "it, a chunk is a partition)")
-    _end_corpus_parser(p, cmd_features, {"ngram_range": "--ngram"})
+    _end_corpus_parser(p, {"ngram_range": "--ngram"})
 
 
 def _add_collocations(sub):
     from nlpfeat.text._association._collocations import MEASURES
 
-    p = _corpus_parser(sub, "collocations", "ranked collocations (phrases) of a corpus",
+    p = _corpus_parser(sub, "collocations", _SUMMARIES["collocations"],
                        "Rank the word pairs of a corpus by an association measure.",
                        "example: nlpfeat collocations corpus.txt --measure llr --top 20")
     p.add_argument("--measure", choices=list(MEASURES), default="pmi",
@@ -200,14 +207,14 @@ def _add_collocations(sub):
                    help="deprecated spelling of --topn (removed in 0.3)")
     p.add_argument("--min-count", type=_positive_int, default=5,
                    help="ignore pairs seen fewer times")
-    _end_corpus_parser(p, cmd_collocations)
+    _end_corpus_parser(p)
 
 
 def _add_topics(sub):
     from nlpfeat.text._topics._coherence import COHERENCE_MEASURES
     from nlpfeat.text._topics._model import BACKENDS, METHODS
 
-    p = _corpus_parser(sub, "topics", "topic model with coherence per topic",
+    p = _corpus_parser(sub, "topics", _SUMMARIES["topics"],
                        "Fit a topic model and print each topic's top words with its "
                        "coherence. Stop words are removed unless --keep-stop-words.",
                        "example: nlpfeat topics corpus.txt -k 10 --method lda --backend gensim")
@@ -226,11 +233,11 @@ def _add_topics(sub):
                    "tokenizers)")
     p.add_argument("--keep-stop-words", action="store_true", help="keep stop words")
     p.add_argument("--seed", type=int, default=0, help="random seed of the model")
-    _end_corpus_parser(p, cmd_topics, {"n_components": "-k"})
+    _end_corpus_parser(p, {"n_components": "-k"})
 
 
 def _add_neighbors(sub):
-    p = _corpus_parser(sub, "neighbors", "nearest neighbours in PMI-embedding space",
+    p = _corpus_parser(sub, "neighbors", _SUMMARIES["neighbors"],
                        "Fit PPMI-SVD word vectors and print the nearest neighbours of each "
                        "query word.",
                        "example: nlpfeat neighbors corpus.txt good king --topn 5")
@@ -242,12 +249,11 @@ def _add_neighbors(sub):
     p.add_argument("--min-count", type=_positive_int, default=2,
                    help="drop words seen fewer times")
     p.add_argument("--seed", type=int, default=0, help="random seed of the SVD")
-    _end_corpus_parser(p, cmd_neighbors, {"n_components": "--dim"})
+    _end_corpus_parser(p, {"n_components": "--dim"})
 
 
 def _add_attention(sub):
-    p = sub.add_parser("attention",
-                       help="attention weights of a small untrained model over a sentence",
+    p = sub.add_parser("attention", help=_SUMMARIES["attention"],
                        description="Print (and plot) the self-attention weights of a small "
                        "untrained model over the tokens of a sentence.",
                        epilog='example: nlpfeat attention "the fat cat sat on the mat" '
@@ -256,12 +262,18 @@ def _add_attention(sub):
     p.add_argument("sentence", help="the sentence, or - to read it from stdin")
     p.add_argument("--heads", type=_positive_int, default=1, help="attention heads")
     p.add_argument("--seed", type=int, default=0, help="random seed of the weights")
-    p.add_argument("--tokenizer", default="regexp", choices=TOKENIZERS, help="tokenizer")
+    p.add_argument("--tokenizer", default="regexp", choices=_tokenizers(), help="tokenizer")
     p.add_argument("-o", "--output", help="save a heatmap (needs matplotlib)")
-    p.set_defaults(func=cmd_attention, subparser=p, flags={})
+    p.set_defaults(subparser=p, flags={})
 
 
-def build_parser():
+def build_parser(command=None):
+    """The command line's parser; with ``command``, only that subcommand's options.
+
+    The other subcommands are listed by name and summary only, so that a call imports
+    what its own command uses (``nlpfeat --help`` and ``--version`` import no library
+    module; the options' choices come from the library). ``None`` builds every one.
+    """
     parser = argparse.ArgumentParser(
         prog="nlpfeat",
         description="Classical NLP features and kernel regression: attention is kernel regression.",
@@ -272,10 +284,22 @@ def build_parser():
     parser.add_argument("--debug", action="store_true",
                         help="show the full traceback of an error instead of one line")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_compare, _add_features, _add_collocations, _add_topics, _add_neighbors,
-                _add_attention):
-        add(sub)
+    adders = {"compare": _add_compare, "features": _add_features,
+              "collocations": _add_collocations, "topics": _add_topics,
+              "neighbors": _add_neighbors, "attention": _add_attention}
+    for name, add in adders.items():
+        if command is None or name == command:
+            add(sub)
+        else:
+            sub.add_parser(name, help=_SUMMARIES[name])
     return parser
+
+
+def _command_of(argv):
+    """The subcommand a command line names ('' for none): its first word that is not an
+    option (the top level's options take no value)."""
+    argv = sys.argv[1:] if argv is None else argv
+    return next((str(word) for word in argv if not str(word).startswith("-")), "")
 
 
 def _flag_names(parser, extra):
@@ -297,7 +321,11 @@ def _in_flags(message, flags):
 
 
 def main(argv=None):
-    """Run the command line; returns the exit status (130 after Ctrl-C)."""
+    """Run the command line; returns the exit status (130 after Ctrl-C).
+
+    Everything beyond the standard library is imported inside, so that Ctrl-C while the
+    modules load (seconds on a busy machine) is caught here too.
+    """
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -307,14 +335,16 @@ def main(argv=None):
 
 
 def _run(argv):
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:
+    if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    from nlpfeat.cli import _commands
+
     sub_parser = args.subparser
     try:
-        args.func(args, sub_parser)
+        getattr(_commands, f"cmd_{args.command}")(args, sub_parser)
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         return 0
     except UsageError as exc:

@@ -278,10 +278,11 @@ def load_word_similarity(name):
 def load_dependency_sample(language=None):
     """Load nlpfeat's small sample of hand-parsed sentences (CoNLL-U, English and Chinese).
 
-    Sixteen sentences with Universal Dependencies v2 parses written by hand for nlpfeat,
+    Twenty sentences with Universal Dependencies v2 parses written by hand for nlpfeat,
     among them the long-distance modifier example "a square, smooth, heat-resistant, cheap
     stainless-steel box" and its Chinese original 一个方方正正，表面光滑，耐高温，价格便宜的不锈钢盒子,
-    for :class:`~nlpfeat.text.DependencyBagOfWords`.
+    and a three-sentence document whose "the former" and "the latter" are linked back to the
+    two people they name, for :class:`~nlpfeat.text.DependencyBagOfWords`.
 
     Parameters
     ----------
@@ -311,7 +312,7 @@ def load_dependency_sample(language=None):
     >>> from nlpfeat.datasets import load_dependency_sample
     >>> sample = load_dependency_sample()
     >>> len(sample.data), sample.text[0]
-    (16, 'a square, smooth, heat-resistant, cheap stainless-steel box')
+    (20, 'a square, smooth, heat-resistant, cheap stainless-steel box')
     >>> load_dependency_sample("zh").text[0]
     '一个方方正正，表面光滑，耐高温，价格便宜的不锈钢盒子'
     """

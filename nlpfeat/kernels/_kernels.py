@@ -177,6 +177,25 @@ def _poly_sq(u2, const, power):
     return out
 
 
+def _sigmoid_log_k(u):
+    """The registry's ``"sigmoid"`` kernel, the hyperbolic-secant density, in log space.
+
+    ``K(u) = 2 / (pi (e^u + e^-u)) = sech(u) / pi``: a smoothing density of the scaled
+    distance (positive, even, integrating to 1, decreasing in ``|u|``), the kernel named
+    "sigmoid" in the usual tables of smoothing kernels. It is not the "sigmoid" kernel of
+    support vector machines, ``tanh(a <x, y> + c)``: that is a function of an inner
+    product, not of a distance, takes negative values and is not a density, so it cannot
+    weight a Nadaraya-Watson mean (negative weights, or weights summing to nearly zero,
+    put the prediction outside the range of the targets). The signs matter too: ``K``
+    decreases because ``e^u`` stands in its denominator, as the Gaussian's ``exp(-u^2 / 2)``
+    does because of its minus; the source material prints that exponent as
+    ``exp(+u^2 / 2)``, a sign slip under which the farthest point would weigh most.
+    Written as ``log(2 / pi) - u - log1p(exp(-2u))`` for ``u >= 0``, which neither
+    overflows nor underflows to ``-inf`` at large ``u``.
+    """
+    return np.log(2.0 / np.pi) - u - np.log1p(np.exp(-2.0 * u))
+
+
 def _register_builtins():
     def gauss(u):
         return -0.5 * u * u - 0.5 * _LOG_2PI
@@ -203,8 +222,7 @@ def _register_builtins():
                     dlog_k_du=lambda u: -np.ones_like(u))
     register_kernel("logistic", lambda u: -u - 2.0 * np.log1p(np.exp(-u)), log=True,
                     dlog_k_du=lambda u: -np.tanh(u / 2.0))
-    register_kernel("sigmoid", lambda u: np.log(2.0 / np.pi) - u - np.log1p(np.exp(-2.0 * u)),
-                    log=True, dlog_k_du=lambda u: -np.tanh(u))
+    register_kernel("sigmoid", _sigmoid_log_k, log=True, dlog_k_du=lambda u: -np.tanh(u))
     for name, kern in _REGISTRY.items():
         kern.family = name
     _BUILTIN_NAMES.update(_REGISTRY)

@@ -293,6 +293,49 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     assert "interrupted" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5])
+def test_ctrl_c_while_the_modules_load_prints_one_line_and_exits_130(tmp_path, delay):
+    """Ctrl-C before the work starts (numpy, scikit-learn, numba still importing: seconds
+    on a busy machine) once printed a 40-50 line traceback and exited by the signal."""
+    import signal
+    import time
+
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+    proc = subprocess.Popen(_command() + ["compare", "--no-progress", "--out",
+                                          str(tmp_path / "cmp")],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    err = err.decode()
+    assert proc.returncode == 130, err
+    assert err.splitlines() == ["nlpfeat: interrupted"], err
+
+
+def test_importing_the_cli_loads_no_library_module():
+    """The command line imports the library inside main, where Ctrl-C is caught."""
+    code = ("import sys, nlpfeat.cli; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'scipy', 'sklearn', 'numba') or m.startswith('nlpfeat.text')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]", out
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["compare", "--help"]])
+def test_help_and_version_import_no_library_module(args):
+    """``nlpfeat --help`` once imported scikit-learn, pandas and scipy to list tokenizer
+    names (3 s on a quiet machine); the subcommands' options are built only when named."""
+    code = ("import sys\nfrom nlpfeat.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if "
+            "m.split('.')[0] in ('scipy', 'sklearn', 'pandas', 'numba')), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
+    assert "nlpfeat" in proc.stdout
+
+
 def test_chinese_neighbours_are_not_punctuation(tmp_path):
     pytest.importorskip("jieba")
     path = tmp_path / "zh.txt"

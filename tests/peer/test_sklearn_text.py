@@ -2,17 +2,21 @@
 
 Each test re-checks a behaviour of scikit-learn's own suite
 (``sklearn/feature_extraction/tests/test_text.py``, named in each docstring) on nlpfeat's
-vectorizers, comparing with scikit-learn's output wherever there is one. Not covered here:
+vectorizers, comparing with scikit-learn's output wherever there is one; its
+``TfidfTransformer`` tests run on ``TermWeighting`` in ``test_sklearn_tfidf_transformer.py``.
+Not covered here:
 
-- tests of ``HashingVectorizer``, ``TfidfTransformer``, ``strip_accents_*`` and
-  ``strip_tags`` alone (scikit-learn's own code; nlpfeat uses its accent strippers);
+- tests of ``HashingVectorizer`` (nlpfeat has none), ``strip_accents_*`` and ``strip_tags``
+  alone (scikit-learn's own code; nlpfeat uses its accent strippers);
 - tests of private helpers (``_tfidf``, ``_sort_features``, ``_stop_words_id``,
   ``_check_stop_words_consistency``): the behaviour behind them is checked where it is public;
 - scikit-learn's exact error wording (a ValueError/TypeError of our own wording is checked);
-- deliberate differences (tests ``test_known_difference_*`` pin them): a ``str`` where
-  ``input="file"`` expects an open file is a TypeError, not an AttributeError; an analyzer or
-  tokenizer must return a list (``None`` or a ``str`` is a TypeError); documents must be
-  ``str``/``bytes`` even with a preprocessor (scikit-learn passes dicts to it).
+- deliberate differences (tests ``test_known_difference_*`` pin them; the README's "Known
+  differences" table gives the reasons): a ``str`` where ``input="file"`` expects an open
+  file is a TypeError, not an AttributeError; an analyzer or tokenizer must return a list
+  (``None`` or a ``str`` is a TypeError); documents must be ``str``/``bytes`` even with a
+  preprocessor (scikit-learn passes dicts to it), and NaN is a TypeError; ``idf_`` is ones
+  with ``use_idf=False``; the stop-word check runs at every fit.
 """
 import pickle
 import re
@@ -171,6 +175,33 @@ def test_fixed_vocabulary_without_fit(polarity):
     _same_matrix(ours.transform(polarity[300:600]), theirs.transform(polarity[300:600]))
     assert ours.fixed_vocabulary_ and ours.vocabulary_ == fitted.vocabulary_
     assert BagOfWords(vocabulary=["b", "a"]).get_feature_names_out().tolist() == ["b", "a"]
+
+
+@pytest.mark.parametrize("Ours, Theirs", PAIRS)
+def test_fixed_vocabulary_flag_on_every_path(Ours, Theirs):
+    """fixed_vocabulary_ (test_feature_names, test_vectorizer,
+    test_tfidf_vectorizer_with_fixed_vocabulary): True for a given vocabulary, False for a
+    learnt one, after fit, fit_transform and partial_fit, and before any fit."""
+    for vocabulary in (None, ["pizza", "beer"]):
+        fixed = vocabulary is not None
+        for run in ("fit", "fit_transform", "partial_fit"):
+            est = Ours(vocabulary=vocabulary)
+            getattr(est, run)(FOOD)
+            assert est.fixed_vocabulary_ is fixed, run
+            theirs = Theirs(vocabulary=vocabulary)
+            if run != "partial_fit":
+                getattr(theirs, run)(FOOD)
+                assert theirs.fixed_vocabulary_ is fixed
+        fresh = Ours(vocabulary=vocabulary)
+        assert fresh.fixed_vocabulary_ is fixed    # scikit-learn: set at first use
+        if fixed:                                  # the first use: feature names need no fit
+            np.testing.assert_array_equal(fresh.get_feature_names_out(), vocabulary)
+            assert fresh.fixed_vocabulary_
+    learnt = Ours().fit(FOOD)
+    learnt.set_params(vocabulary=["pizza"])       # a parameter change needs a new fit
+    assert not learnt.fixed_vocabulary_
+    assert learnt.fit(FOOD).fixed_vocabulary_
+    assert not clone(learnt).set_params(vocabulary=None).fit(FOOD).fixed_vocabulary_
 
 
 def test_custom_vocabulary_pipeline():
@@ -367,9 +398,10 @@ def test_vectorizer_walkthrough():
 
 def test_feature_names():
     """test_feature_names."""
-    with pytest.raises(NotFittedError):
-        BagOfWords(max_df=0.5).get_feature_names_out()
     est = BagOfWords(max_df=0.5)
+    with pytest.raises(NotFittedError):
+        est.get_feature_names_out()
+    assert not est.fixed_vocabulary_   # defined as in scikit-learn after the failed call
     X = est.fit_transform(FOOD)
     names = est.get_feature_names_out()
     assert isinstance(names, np.ndarray) and names.dtype == object
@@ -395,6 +427,53 @@ def test_tfidf_with_fixed_vocabulary():
     np.testing.assert_allclose(X1.toarray(), est.transform(FOOD).toarray(), atol=1e-15)
     _same_matrix(X1, SklearnTfidf(vocabulary=["pizza", "celeri"]).fit_transform(FOOD))
     assert est.fixed_vocabulary_
+
+
+def test_unsmoothed_idf_of_a_term_absent_from_training():
+    """A fixed-vocabulary term that no training document holds, with smooth_idf=False:
+    scikit-learn's idf_ (inf, with its divide-by-zero RuntimeWarning), its output where the
+    term is absent, and a ValueError naming the term where scikit-learn's transform fails."""
+    vocabulary = ["pizza", "zebra", "beer"]
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        theirs = SklearnTfidf(vocabulary=vocabulary, smooth_idf=False).fit(FOOD)
+    ours = TfidfVectorizer(vocabulary=vocabulary, smooth_idf=False)
+    with pytest.warns(RuntimeWarning, match="divide by zero .*'zebra'"):
+        X = ours.fit_transform(FOOD)
+    np.testing.assert_array_equal(ours.idf_, theirs.idf_)
+    assert np.isinf(ours.idf_[1])
+    _same_matrix(X, theirs.transform(FOOD))
+    _same_matrix(ours.transform(["pizza beer beer"]), theirs.transform(["pizza beer beer"]))
+    with pytest.raises(ValueError):
+        theirs.transform(["zebra pizza"])
+    with pytest.raises(ValueError, match="'zebra'.* infinite idf.*smooth_idf=True"):
+        ours.transform(["pizza", "zebra pizza"])
+    for kwargs in ({"norm": None}, {"sublinear_tf": True}, {"dtype": np.float32}):
+        est = TfidfVectorizer(vocabulary=vocabulary, smooth_idf=False, **kwargs)
+        with pytest.warns(RuntimeWarning, match="divide by zero"):
+            est.fit(FOOD)
+        with pytest.raises(ValueError, match="'zebra'"):
+            est.transform(["zebra"])
+    with warnings.catch_warnings():     # smoothed, or learnt: every idf is finite
+        warnings.simplefilter("error")
+        assert np.isfinite(TfidfVectorizer(vocabulary=vocabulary).fit(FOOD).idf_).all()
+        assert np.isfinite(TfidfVectorizer(smooth_idf=False).fit(FOOD).idf_).all()
+
+
+def test_unsmoothed_idf_streamed_becomes_finite_once_the_term_is_seen():
+    """partial_fit: a term not seen yet may come in a later batch (no warning), but a
+    document that holds it cannot be weighed until then."""
+    est = TfidfVectorizer(vocabulary=["pizza", "zebra"], smooth_idf=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.partial_fit(JUNK)
+        assert np.isinf(est.idf_[1])
+        with pytest.raises(ValueError, match="Document 0 holds 'zebra'"):
+            est.transform(["zebra"])
+        est.partial_fit(["a zebra"])
+    expected = SklearnTfidf(vocabulary=["pizza", "zebra"], smooth_idf=False).fit(
+        [*JUNK, "a zebra"])
+    np.testing.assert_allclose(est.idf_, expected.idf_, rtol=1e-15)
+    _same_matrix(est.transform(["zebra pizza"]), expected.transform(["zebra pizza"]))
 
 
 def test_tfidf_binary():
@@ -450,6 +529,23 @@ def test_pipeline_grid_selection_equals_sklearn(Ours, Theirs):
         np.testing.assert_array_equal(search.fit(X_train, y_train).predict(X_test), y_test)
         assert search.best_score_ == 1.0
         assert search.best_params_["vect__ngram_range"] == (1, 1)
+
+
+def test_tfidf_grid_over_norm_equals_sklearn():
+    """test_vectorizer_pipeline_grid_selection: norm in the grid, a learnt vocabulary."""
+    X_train, X_test, y_train, y_test = train_test_split(
+        list(FOOD), _food_target(), test_size=0.1, random_state=0)
+    grid = {"vect__ngram_range": [(1, 1), (1, 2)], "vect__norm": ("l1", "l2"),
+            "svc__loss": ("hinge", "squared_hinge")}
+    chosen = []
+    for Vectorizer in (TfidfVectorizer, SklearnTfidf):
+        search = GridSearchCV(Pipeline([("vect", Vectorizer()), ("svc", LinearSVC())]), grid,
+                              cv=4)
+        np.testing.assert_array_equal(search.fit(X_train, y_train).predict(X_test), y_test)
+        best = search.best_estimator_.named_steps["vect"]
+        assert search.best_score_ == 1.0 and not best.fixed_vocabulary_
+        chosen.append(search.best_params_)
+    assert chosen[0] == chosen[1] and chosen[0]["vect__norm"] == "l2"
 
 
 def test_pipeline_cross_validation():
@@ -511,6 +607,36 @@ def test_idf_setter():
         TfidfVectorizer(vocabulary=fitted.vocabulary_).idf_ = [1.0] * (len(fitted.idf_) + 1)
     with pytest.raises(NotFittedError):
         TfidfVectorizer(vocabulary=fitted.vocabulary_).transform(JUNK)
+    for Est in (SklearnTfidf, TfidfVectorizer):   # an AttributeError too: hasattr is False
+        with pytest.raises(NotFittedError):
+            Est().idf_  # noqa: B018
+        assert not hasattr(Est(), "idf_")
+
+
+@pytest.mark.filterwarnings("ignore:The parameter 'smooth_idf' will not be used")
+def test_weighting_parameters_apply_at_the_next_fit():
+    """test_tfidf_vectorizer_setters and test_tfidfvectorizer_export_idf, through the public
+    ``weighting_`` (scikit-learn's private ``_tfidf``): a parameter set after fit changes
+    nothing until the next fit."""
+    before = {"norm": "l2", "use_idf": False, "smooth_idf": False, "sublinear_tf": False}
+    after = {"norm": "l1", "use_idf": True, "smooth_idf": True, "sublinear_tf": True}
+    est = TfidfVectorizer(**before).fit(JUNK)
+    X = est.transform(JUNK)
+    est.set_params(**after)
+    assert {name: getattr(est.weighting_, name) for name in before} == before
+    np.testing.assert_array_equal(est.transform(JUNK).toarray(), X.toarray())
+    est.fit(JUNK)
+    assert {name: getattr(est.weighting_, name) for name in after} == after
+    _same_matrix(est.transform(JUNK), SklearnTfidf(**after).fit(JUNK).transform(JUNK))
+    np.testing.assert_array_equal(est.idf_, est.weighting_.idf_)
+
+
+def test_known_difference_idf_without_use_idf_is_ones():
+    """scikit-learn has no idf_ when use_idf=False; nlpfeat's is the (uniform) weight used."""
+    with pytest.raises(AttributeError):
+        SklearnTfidf(use_idf=False).fit(JUNK).idf_   # noqa: B018
+    est = TfidfVectorizer(use_idf=False).fit(JUNK)
+    np.testing.assert_array_equal(est.idf_, np.ones(len(est.vocabulary_)))
 
 
 @pytest.mark.parametrize(
@@ -588,6 +714,67 @@ def test_known_difference_str_for_input_file(Est):
         Est(analyzer=str.split, input="file").fit_transform(["text, not a file"])
 
 
+def test_known_difference_token_pattern_warns_only_when_given():
+    """scikit-learn's default token_pattern is a pattern, so a tokenizer alone warns and its
+    own pattern given with analyzer='char' does not; nlpfeat's default is None."""
+    default = r"(?u)\b\w\w+\b"
+    with pytest.warns(UserWarning, match="'token_pattern' will not be used"):
+        CountVectorizer(tokenizer=str.split).fit(JUNK)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        CountVectorizer(analyzer="char", token_pattern=default).fit(JUNK)
+        BagOfWords(tokenizer=str.split).fit(JUNK)
+    with pytest.warns(UserWarning, match="'token_pattern' will not be used since 'analyzer'"):
+        BagOfWords(analyzer="char", token_pattern=default).fit(JUNK)
+
+
+@pytest.mark.parametrize("Est", [BagOfWords, TfidfVectorizer])
+def test_stop_word_check_with_custom_preprocessing(Est):
+    """test_stop_word_validation_custom_preprocessor: a preprocessor made for other objects
+    skips the stop-word check (also when it comes from an overridden build_preprocessor);
+    a tokenizer that keeps one-letter words makes a list consistent."""
+
+    class CustomPreprocessor(Est):
+        def build_preprocessor(self):
+            return lambda doc: doc["text"]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        Est(preprocessor=lambda doc: doc["text"], stop_words=["and"])._check_text_params()
+        CustomPreprocessor(stop_words=["and"])._check_text_params()
+        Est(tokenizer=lambda doc: re.compile(r"\w{1,}").findall(doc),
+            stop_words=["and", "a"]).fit(["a cat and a dog"])
+
+
+@pytest.mark.parametrize("Ours, Theirs", PAIRS)
+def test_known_difference_nan_document_is_a_type_error(Ours, Theirs):
+    """test_hashingvectorizer_nan_in_docs: scikit-learn's ValueError is a TypeError here."""
+    docs = ["hello world", np.nan, "hello hello"]
+    with pytest.raises(ValueError, match="np.nan is an invalid document"):
+        Theirs().fit_transform(docs)
+    with pytest.raises(TypeError, match=r"Document 1 is of type float \(nan\)"):
+        Ours().fit_transform(docs)
+
+
+def test_known_difference_stop_words_checked_at_every_fit():
+    """test_vectorizer_stop_words_inconsistent: scikit-learn warns once per list (cached
+    by the list's id()); nlpfeat checks at every fit, so a list changed in place is seen."""
+    stop_words = ["you've", "you"]
+    theirs, ours = CountVectorizer(stop_words=stop_words), BagOfWords(stop_words=stop_words)
+    for est in (theirs, ours):
+        with pytest.warns(UserWarning, match="stop_words may be inconsistent"):
+            est.fit(["hello world"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        theirs.fit(["hello world"])
+    with pytest.warns(UserWarning, match="stop_words may be inconsistent"):
+        ours.fit(["hello world"])
+    stop_words[0] = "you"              # consistent now, in place
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        ours.fit(["hello world"])
+
+
 @pytest.mark.parametrize("bad", [lambda doc: doc.upper(), lambda doc: None])
 def test_known_difference_analyzer_must_return_a_list(bad):
     """scikit-learn counts the characters of a str and fails deep inside on None."""
@@ -596,30 +783,39 @@ def test_known_difference_analyzer_must_return_a_list(bad):
             BagOfWords(**kwargs).fit(JUNK)
 
 
-@pytest.mark.filterwarnings("ignore:The parameter 'token_pattern' will not be used")
+def _upper(text):
+    return text.upper().split()
+
+
+# test_unused_parameters_warn's cases (an analyzer returning a list: see the known
+# difference), and a callable analyzer with the options that only the word analyzer reads
+UNUSED = [
+    ({"stop_words": ["you've", "you'll"], "analyzer": "char"}, "'stop_words'",
+     "'analyzer' != 'word'"),
+    ({"tokenizer": str.split, "analyzer": "char"}, "'tokenizer'", "'analyzer' != 'word'"),
+    ({"tokenizer": str.split, "token_pattern": r"\w+"}, "'token_pattern'",
+     "'tokenizer' is not None"),
+    ({"preprocessor": str.upper, "token_pattern": r"\w+", "analyzer": _upper}, "'preprocessor'",
+     "'analyzer' is callable"),
+    ({"ngram_range": (1, 2), "analyzer": _upper}, "'ngram_range'", "'analyzer' is callable"),
+    ({"token_pattern": r"\w+", "analyzer": "char"}, "'token_pattern'", "'analyzer' != 'word'"),
+    ({"token_pattern": r"\w+", "analyzer": _upper}, "'token_pattern'", "'analyzer' != 'word'"),
+    ({"stop_words": ["you"], "analyzer": _upper}, "'stop_words'", "'analyzer' != 'word'"),
+    ({"tokenizer": str.split, "analyzer": _upper}, "'tokenizer'", "'analyzer' != 'word'"),
+]
+
+
 @pytest.mark.parametrize("Ours, Theirs", PAIRS)
-@pytest.mark.parametrize(
-    "params, unused, because",
-    [(dict(stop_words=["you've", "you'll"], analyzer="char"), "stop_words", "'analyzer' != 'word'"),
-     (dict(tokenizer=str.split, analyzer="char"), "tokenizer", "'analyzer' != 'word'"),
-     (dict(preprocessor=str.upper, analyzer=str.split), "preprocessor",
-      "'analyzer' is callable"),
-     (dict(ngram_range=(1, 2), analyzer=str.split), "ngram_range", "'analyzer' is callable"),
-     (dict(token_pattern=r"\w+", analyzer="char"), "token_pattern", "'analyzer' != 'word'")],
-)
+@pytest.mark.parametrize("params, unused, because", UNUSED)
 def test_unused_parameters_warn(Ours, Theirs, params, unused, because):
-    """test_unused_parameters_warn (an analyzer returning a list: see the known difference)."""
-    message = f"The parameter '{unused}' will not be used since {because}"
-    with pytest.warns(UserWarning, match=re.escape(message)):
-        Theirs(**params).fit(JUNK)
-    with pytest.warns(UserWarning, match=re.escape(message)):
-        Ours(**params).fit(JUNK)
-
-
-def test_unused_token_pattern_with_tokenizer_warns():
-    """test_unused_parameters_warn, the token_pattern/tokenizer case (our wording)."""
-    with pytest.warns(UserWarning, match="token_pattern='\\\\\\\\w\\+' is not used with"):
-        BagOfWords(tokenizer=str.split, token_pattern=r"\w+").fit(JUNK)
+    """test_unused_parameters_warn: scikit-learn's message (its own pattern) from both."""
+    message = f"The parameter {unused} will not be used since {because}"
+    for Est in (Theirs, Ours):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            Est(**params).fit(JUNK)
+        messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        assert any(re.search(message, m) for m in messages), (Est.__name__, messages)
 
 
 @pytest.mark.parametrize("Ours, Theirs", PAIRS)

@@ -156,12 +156,6 @@ def test_text_options_apply_to_every_estimator(Est, kwargs, doc, present, absent
     assert present in names and absent not in names
 
 
-@pytest.mark.parametrize("Est", ESTIMATORS)
-def test_unused_token_pattern_warns(Est):
-    with pytest.warns(UserWarning, match="token_pattern='x' is not used with tokenizer='whitespace'"):
-        Est(tokenizer="whitespace", token_pattern="x").fit(["aa bb"])
-
-
 def test_char_wb_for_counting_estimators():
     for Est in (BagOfWords, TfidfVectorizer):
         names = Est(analyzer="char_wb", ngram_range=(3, 3)).fit(["ab"]).get_feature_names_out()
@@ -252,14 +246,21 @@ def _one_shot(docs):
     return (doc for doc in docs)
 
 
-def _read_once_or_rejected(call, gen, first):
-    """The call's result, or _REJECTED after a TypeError that names the fix and left the
-    generator unread."""
+def _same_document(a, b):
+    if hasattr(a, "toarray") or isinstance(a, np.ndarray):     # a row of a count matrix
+        return np.array_equal(*(x.toarray() if hasattr(x, "toarray") else x for x in (a, b)))
+    return a == b
+
+
+def _read_once_or_rejected(call, docs):
+    """The call's result on a generator of ``docs``, or _REJECTED after a TypeError that
+    names the fix and left the generator unread."""
+    gen = _one_shot(docs)
     try:
         return call(gen)
     except TypeError as exc:
-        assert "list" in str(exc) and "re-iterable" in str(exc), str(exc)
-        assert next(gen) == first                  # rejected before anything was read
+        assert "one-shot iterator" in str(exc) and "list" in str(exc), str(exc)
+        assert _same_document(next(gen), docs[0])  # rejected before anything was read
         return _REJECTED
 
 
@@ -275,27 +276,8 @@ def _assert_same_output(got, expected):
     np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("est, docs", _every_text_estimator(),
-                         ids=lambda x: type(x).__name__ if hasattr(x, "fit") else "")
-@pytest.mark.parametrize("method", ["fit", "transform", "fit_transform"])
-def test_one_shot_iterator_is_read_once_or_rejected(est, docs, method):
-    """A generator is never consumed by a first pass and found empty by a second: fit,
-    transform and fit_transform read it once (same result as the list) or reject it."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)        # pooling: unknown tokens
-        fitted = clone(est).fit(docs)
-        if method == "fit":
-            expected = fitted.transform(docs)
-            model = _read_once_or_rejected(clone(est).fit, _one_shot(docs), docs[0])
-            got = _REJECTED if model is _REJECTED else model.transform(docs)
-        elif method == "transform":
-            expected = fitted.transform(docs)
-            got = _read_once_or_rejected(fitted.transform, _one_shot(docs), docs[0])
-        else:
-            expected = clone(est).fit_transform(docs)
-            got = _read_once_or_rejected(clone(est).fit_transform, _one_shot(docs), docs[0])
-    assert (expected.shape[0] if hasattr(expected, "shape") else len(expected)) == len(docs)
-    _assert_same_output(got, expected)
+def _n_rows(out):
+    return out.shape[0] if hasattr(out, "shape") else len(out)
 
 
 def test_one_shot_iterator_cooccurrence_pmi_and_coherence():
@@ -316,15 +298,11 @@ def test_one_shot_iterator_cooccurrence_pmi_and_coherence():
                                        ("PMIEmbedding", "TopicModel", "KernelAttentionPooling",
                                         "LocallyWeightedBagOfWords")],
                          ids=lambda x: type(x).__name__ if hasattr(x, "fit") else "")
-def test_empty_corpus_zero_rows_and_fit_error(est, docs):
-    """transform([]) gives zero rows with the fitted width; fit([]) and fit_transform([])
-    raise a clear error."""
+def test_empty_corpus_fit_error(est, docs):
+    """fit([]) and fit_transform([]) raise a clear error."""
     for method in ("fit", "fit_transform"):
         with pytest.raises(ValueError, match="Empty corpus"):
             getattr(clone(est), method)([])
-    fitted = clone(est).fit(docs)
-    width = fitted.transform(docs[:1]).shape[1]
-    assert fitted.transform([]).shape == (0, width)
 
 
 # ---- one protocol for every text estimator ---------------------------------------------------
@@ -395,6 +373,130 @@ def test_protocol_of_every_text_estimator(case):
     _assert_same_output(piped, out)
     if hasattr(fitted, "get_feature_names_out") and not isinstance(out, list):
         assert len(fitted.get_feature_names_out()) == out.shape[1]
+
+
+# ---- one-shot iterators and empty batches, on every text estimator ---------------------------
+def _one_shot_cases():
+    """(case, method) for every text estimator and each method of it that reads documents
+    (partial_fit where it is offered: not PMIEmbedding's attention pooling)."""
+    return [(case, method) for case, (est, _) in enumerate(_protocol_cases())
+            for method in ("fit", "transform", "fit_transform", "partial_fit")
+            if method != "partial_fit" or (hasattr(est, "partial_fit")
+                                           and getattr(est, "pooling", None) != "attention")]
+
+
+def _case_name(est):
+    extra = {"TopicModel": "backend", "PMIEmbedding": "pooling", "TermWeighting": "weighting",
+             "ExplicitSemanticAnalysis": "vectorizer"}.get(type(est).__name__)
+    return type(est).__name__ + (f"-{est.get_params()[extra]}" if extra else "")
+
+
+@pytest.mark.parametrize("case, method", _one_shot_cases(),
+                         ids=[f"{_case_name(_protocol_cases()[case][0])}-{method}"
+                              for case, method in _one_shot_cases()])
+def test_one_shot_iterator_is_read_once_or_rejected(case, method):
+    """A generator is never consumed by a first pass and found empty by a second: fit,
+    transform, fit_transform and partial_fit of every text estimator read it once (same
+    result as the list) or reject it; no document is dropped."""
+    est, docs = _protocol_cases()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)        # pooling: unknown tokens
+        fitted = clone(est).fit(docs)
+        if method in ("fit", "partial_fit"):
+            expected = fitted.transform(docs)
+            model = _read_once_or_rejected(getattr(clone(est), method), docs)
+            got = _REJECTED if model is _REJECTED else model.transform(docs)
+        elif method == "transform":
+            expected = fitted.transform(docs)
+            got = _read_once_or_rejected(fitted.transform, docs)
+        else:
+            expected = clone(est).fit_transform(docs)
+            got = _read_once_or_rejected(clone(est).fit_transform, docs)
+    assert _n_rows(expected) == _n_rows(docs)
+    _assert_same_output(got, expected)
+
+
+def _no_documents(docs):
+    """An empty batch of the documents' kind: [] of texts, a 0-row matrix of a matrix."""
+    return docs[:0] if hasattr(docs, "shape") else []
+
+
+def _empty_batch_cases():
+    from nlpfeat.text import ExplicitSemanticAnalysis
+
+    counts = BagOfWords().fit_transform(_TEXTS)
+    return _protocol_cases() + [(ExplicitSemanticAnalysis("passthrough", topn=2), counts)]
+
+
+@pytest.mark.parametrize("case", range(len(_empty_batch_cases())),
+                         ids=[_case_name(est) for est, _ in _empty_batch_cases()])
+def test_transform_of_no_documents_is_empty_with_the_fitted_width(case):
+    """transform of an empty batch gives zero rows with the fitted width (no tokens, no
+    output: an empty list for Collocations) on every text estimator."""
+    est, docs = _empty_batch_cases()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fitted = clone(est).fit(docs)
+        one = fitted.transform(docs[:1])
+        none = fitted.transform(_no_documents(docs))
+    if isinstance(one, list):
+        assert none == []
+    else:
+        assert none.shape == (0, one.shape[1])
+
+
+# ---- tokenized documents: sequences of tokens in text order, on every reader of them --------
+def _token_readers():
+    """name -> callable reading a tokenized corpus: every estimator with input="tokens",
+    TopicModel (token lists are one of its inputs) and the functions on token lists."""
+    from nlpfeat.text import (
+        Collocations,
+        CountDeviation,
+        KernelAttentionPooling,
+        LocallyWeightedBagOfWords,
+        PMIEmbedding,
+        SemanticUnitBagOfWords,
+        TopicModel,
+        cooccurrence,
+        topic_coherence,
+    )
+
+    tokens = {"input": "tokens"}
+    estimators = [BagOfWords(**tokens), PositionalBagOfWords(**tokens),
+                  TfidfVectorizer(**tokens), CountDeviation(**tokens),
+                  Collocations("pmi", min_count=1, **tokens),
+                  Collocations("pmi", min_count=1, lowercase=False, **tokens),
+                  PMIEmbedding(1, min_count=1, random_state=0, **tokens),
+                  KernelAttentionPooling(_EMB, **tokens),
+                  LocallyWeightedBagOfWords(n_positions=2, **tokens),
+                  SemanticUnitBagOfWords(_EMB, n_units=1, **tokens),
+                  TopicModel(1, max_iter=1, random_state=0)]
+    readers = {f"{type(e).__name__}-{i}": clone(e).fit for i, e in enumerate(estimators)}
+    readers["cooccurrence"] = lambda docs: cooccurrence(docs, 2)
+    readers["topic_coherence"] = lambda docs: topic_coherence([["cat", "sat"]], docs)
+    return readers
+
+
+_TOKEN_READERS = _token_readers()
+
+
+@pytest.mark.parametrize("name", _TOKEN_READERS)
+@pytest.mark.parametrize("bad, kind, why", [
+    ({"cat": 2, "sat": 1}, "dict", "drop its values"),
+    ({"cat", "sat"}, "set", "order is arbitrary"),
+    (frozenset({"cat", "sat"}), "frozenset", "order is arbitrary"),
+])
+def test_a_dict_or_set_is_not_a_tokenized_document(name, bad, kind, why):
+    """A mapping (its counts would be dropped) or a set (no text order) is rejected by
+    every reader of token lists with one TypeError naming the document; a tuple passes."""
+    read = _TOKEN_READERS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        read([["the", "cat", "sat"], ("a", "dog", "sat", "cat")])
+        with pytest.raises(TypeError, match=f"Document 1 is a {kind} .*{why}"):
+            read([["the", "cat", "sat"], bad])
+        with pytest.raises(TypeError, match=f"Document 0 is a {kind} .*{why}"):
+            read([bad, ["the", "cat", "sat"]])
 
 
 # ---- the shared text options, on every estimator that takes them ------------------------------
@@ -533,11 +635,58 @@ def test_shared_encoding_and_decode_error(name, tmp_path):
                             [str(path)])
 
 
-@pytest.mark.parametrize("name", _SHARED)
-def test_shared_unused_token_pattern_warns(name):
-    make, seen = _SHARED[name]
-    with pytest.warns(UserWarning, match="token_pattern='x' is not used"):
-        seen(make(tokenizer="whitespace", token_pattern="x"), ["aa bb"])
+def _analyzed_upper(doc):
+    return doc.upper().split()
+
+
+# scikit-learn's test_unused_parameters_warn cases (with an analyzer that returns a list):
+# (settings, the parameter they leave unused, scikit-learn's reason)
+_UNUSED_CASES = [
+    ({"tokenizer": "whitespace", "token_pattern": "x"}, "token_pattern", "'tokenizer' is not None"),
+    ({"tokenizer": str.split, "token_pattern": "x"}, "token_pattern", "'tokenizer' is not None"),
+    ({"stop_words": ["you"], "analyzer": "char"}, "stop_words", "'analyzer' != 'word'"),
+    ({"tokenizer": str.split, "analyzer": "char"}, "tokenizer", "'analyzer' != 'word'"),
+    ({"token_pattern": "x", "analyzer": "char"}, "token_pattern", "'analyzer' != 'word'"),
+    ({"token_pattern": "x", "analyzer": _analyzed_upper}, "token_pattern", "'analyzer' != 'word'"),
+    ({"preprocessor": str.upper, "analyzer": _analyzed_upper}, "preprocessor",
+     "'analyzer' is callable"),
+    ({"ngram_range": (1, 2), "analyzer": _analyzed_upper}, "ngram_range", "'analyzer' is callable"),
+]
+
+
+def _unused_cases():
+    """(estimator, case, fitting method) for each case whose settings the estimator has."""
+    cases = []
+    for name, (make, _) in _SHARED.items():
+        est = make()
+        for i, (kwargs, unused, _) in enumerate(_UNUSED_CASES):
+            # a callable analyzer gives PositionalBagOfWords its units, whose n-grams it forms
+            used_here = name == "PositionalBagOfWords" and unused == "ngram_range"
+            if used_here or not set(kwargs) <= set(est.get_params()):
+                continue
+            cases += [(name, i, method) for method in ("fit", "fit_transform", "partial_fit")
+                      if hasattr(est, method)]
+    return cases
+
+
+@pytest.mark.parametrize("name, case, method", _unused_cases())
+def test_shared_unused_parameters_warn(name, case, method):
+    """Every estimator with the text options warns as scikit-learn's vectorizers do, at
+    every method that fits."""
+    kwargs, unused, because = _UNUSED_CASES[case]
+    make, _ = _SHARED[name]
+    est = make(**kwargs)
+    docs = _with_filler(est, _repeated(est, ["aa bb cc", "bb cc aa"]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(est, method)(docs)
+    expected = f"The parameter '{unused}' will not be used since {because}"
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert any(expected in m for m in messages), messages
+
+
+def test_unused_cases_cover_every_shared_estimator():
+    assert {name for name, _, _ in _unused_cases()} == set(_SHARED)
 
 
 def test_dependency_bag_of_words_shared_options():

@@ -37,6 +37,7 @@ from nlpfeat.text._association._measures import (
 )
 from nlpfeat.text._association._phrases import join_pairs, rewrite
 from nlpfeat.text._base._analyzer import (
+    TOKEN_OPTIONS,
     TOKEN_PARAMETER_CONSTRAINTS,
     TextMixin,
     check_not_dataframe,
@@ -324,12 +325,15 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self._check_combination()
         if not self._one_pass():
             raise ValueError(self._not_additive("partial_fit"))
+        if hasattr(self, "_counts"):
+            changed = [name for name, value in self._counted_options.items()
+                       if getattr(self, name) != value]
+            if changed:
+                raise ValueError(f"The text options {changed} changed since the counts "
+                                 f"began (fit or the first partial_fit): the batches would "
+                                 f"not add up. Call fit to start again.")
         batch = self._count(X)
         if hasattr(self, "_counts"):
-            if self._counts.lower != batch.lower:
-                raise ValueError("The text options changed since the first partial_fit "
-                                 "(lowercase, input, stop_words or stemmer): call fit to "
-                                 "start again.")
             counts = self._counts.merge(batch)
         else:
             check_corpus_nonempty(batch.n_documents)
@@ -360,7 +364,9 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
             return self.fit(X).transform(X)
         units = self._named_token_lists(X)            # new lists, read once
         if self._one_pass():
-            counts = self._count_lists(units, self._new_counts(lower=False))
+            # counts of the kind partial_fit counts, so that a later batch merges (the
+            # units are lowercased already: lowercasing them again changes nothing)
+            counts = self._count_lists(units, self._new_counts())
             check_corpus_nonempty(counts.n_documents)
             self._fit_counts(counts)
         else:
@@ -510,15 +516,18 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                              f"order={self.order} leave max_len=2.")
 
     def _fit_counts(self, counts):
-        """Keep ``counts`` (``partial_fit`` adds to them) and score them; returns self."""
+        """Keep ``counts`` (``partial_fit`` adds to them) and the text options they were
+        counted with, and score them; returns self."""
         self._counts = counts
+        self._counted_options = {name: getattr(self, name) for name in TOKEN_OPTIONS}
         with _gc_paused():
             self._score_counts(counts)
         return self
 
     def _fit_passes(self, units):
         """Fit by bigram passes (``max_len > 2``), which keep no counts; returns self."""
-        self.__dict__.pop("_counts", None)
+        for name in ("_counts", "_counted_options"):
+            self.__dict__.pop(name, None)
         with _gc_paused():
             self._score_passes(units)
         return self

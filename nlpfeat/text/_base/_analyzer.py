@@ -201,12 +201,7 @@ class TextMixin:
         check_ngram_range(self.ngram_range)
         check_encoding(self.encoding)
         self.build_preprocessor()  # raises on a bad strip_accents
-        if self.token_pattern is not None and self.tokenizer not in (None, "regexp"):
-            warn_user(
-                f"token_pattern={self.token_pattern!r} is not used with "
-                f"tokenizer={self.tokenizer!r}; it applies to tokenizer='regexp' only."
-            )
-        elif self.token_pattern is not None:
+        if self.token_pattern is not None and self.tokenizer in (None, "regexp"):
             get_tokenizer("regexp", self.token_pattern)  # raises on a bad pattern
         for name, reason in self._unused_text_params():
             warn_unused(name, reason)
@@ -214,31 +209,47 @@ class TextMixin:
             self._check_stop_words_consistency()
 
     def _unused_text_params(self):
-        """(parameter, reason) for each text option set to a value the settings ignore."""
+        """(parameter, reason) for each text option set to a value the settings ignore.
+
+        The reasons begin with scikit-learn's words (``'tokenizer' is not None``,
+        ``'analyzer' != 'word'``, ``'analyzer' is callable``), so that a filter or a test
+        written for scikit-learn's warnings matches nlpfeat's.
+        """
         preprocessor = getattr(self, "preprocessor", None)
         strip_accents = getattr(self, "strip_accents", None)
-        unused = []
         custom_tokenizer = self.tokenizer not in (None, "regexp")
+        unused = []
+        if custom_tokenizer and self.token_pattern is not None:
+            unused.append(("token_pattern", (f"'tokenizer' is not None or 'regexp' (tokenizer="
+                                             f"{self.tokenizer!r}; token_pattern is the "
+                                             f"pattern of tokenizer='regexp')")))
         if self.analyzer != "word":
-            reason = ("'analyzer' is callable" if callable(self.analyzer)
-                      else f"'analyzer' != 'word' (analyzer={self.analyzer!r})")
-            set_here = [("stop_words", self.stop_words is not None),
-                        ("tokenizer", custom_tokenizer),
-                        ("token_pattern", self.token_pattern is not None),
-                        ("stemmer", self.stemmer is not None)]
-            if callable(self.analyzer):
-                set_here += [("preprocessor", preprocessor is not None),
-                             ("strip_accents", strip_accents is not None),
-                             ("ngram_range", tuple(self.ngram_range) != (1, 1))]
-            unused += [(name, reason) for name, is_set in set_here if is_set]
+            unused += self._unused_by_analyzer(custom_tokenizer, preprocessor, strip_accents)
         elif self.input == "tokens":
             set_here = [("tokenizer", custom_tokenizer),
-                        ("token_pattern", self.token_pattern is not None)]
+                        ("token_pattern", self.token_pattern is not None and not custom_tokenizer)]
             unused += [(name, "input='tokens' (documents are already tokenized)")
                        for name, is_set in set_here if is_set]
         if preprocessor is not None and strip_accents is not None and not callable(self.analyzer):
             unused.append(("strip_accents", "'preprocessor' is not None (it replaces lowercasing "
                                             "and accent stripping)"))
+        return unused
+
+    def _unused_by_analyzer(self, custom_tokenizer, preprocessor, strip_accents):
+        """The options that ``analyzer != "word"`` leaves unused: the word analyzer's, and
+        with a callable analyzer also the preprocessing and n-gram options."""
+        what = "callable" if callable(self.analyzer) else repr(self.analyzer)
+        set_here = [("stop_words", self.stop_words is not None),
+                    ("tokenizer", custom_tokenizer),
+                    ("token_pattern", self.token_pattern is not None),
+                    ("stemmer", self.stemmer is not None)]
+        unused = [(name, f"'analyzer' != 'word' (analyzer is {what})")
+                  for name, is_set in set_here if is_set]
+        if callable(self.analyzer):
+            set_here = [("preprocessor", preprocessor is not None),
+                        ("strip_accents", strip_accents is not None),
+                        ("ngram_range", tuple(self.ngram_range) != (1, 1))]
+            unused += [(name, "'analyzer' is callable") for name, is_set in set_here if is_set]
         return unused
 
     def _check_stop_words_consistency(self):

@@ -7,9 +7,15 @@ the errors of scikit-learn's vectorizers: a bad document is named by its index a
 ``reiterable`` is the single place where the one-shot rule lives: an estimator that reads
 its input more than once (``fit_transform``, a corpus read by two steps) calls it first, so
 that a generator is read exactly once (kept as a list) or rejected with a TypeError; it is
-never consumed by a first pass and then found empty by the second.
+never consumed by a first pass and then found empty by the second. ``ReadOnceMixin`` applies
+it to ``fit_transform`` for the estimators whose ``fit`` and ``transform`` each read ``X``.
+
+``token_list`` is the single place where the rule for a tokenized document lives: a sequence
+of ``str`` tokens in text order; never a mapping (its values would be dropped) or a set (its
+order is arbitrary).
 """
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 __all__ = [
     "BAG_READERS",
@@ -24,6 +30,8 @@ __all__ = [
     "is_dask_bag",
     "is_one_shot",
     "reiterable",
+    "token_list",
+    "ReadOnceMixin",
 ]
 
 INPUT_TYPES = ("content", "filename", "file", "tokens")
@@ -179,13 +187,62 @@ def _decode(doc, i, encoding, decode_error):
 
 def _iter_token_lists(X, check_tokens=True):
     for i, doc in enumerate(X):
+        yield token_list(i, doc, check_tokens)
+
+
+def token_list(i, doc, check_tokens=True):
+    """Document ``i`` of a tokenized corpus as a list of ``str`` tokens, or a TypeError.
+
+    A tokenized document is a sequence of tokens in text order (a list, a tuple, an
+    array of strings, a generator of tokens). A ``str`` or ``bytes`` (text, not tokens), a
+    mapping (``{token: count}``: iterating it would drop the counts) and a set (its order
+    is arbitrary, and positions, windows and n-grams depend on it) are rejected, as is
+    anything that is not iterable.
+
+    Parameters
+    ----------
+    i : int
+        The document's index, for the message.
+    doc : object
+    check_tokens : bool, default=True
+        Check that every token is a ``str`` (see :func:`check_document_tokens`).
+
+    Returns
+    -------
+    tokens : list
+        ``doc`` itself when it is a list (consumers only read it), else ``list(doc)``.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._base._documents import token_list
+    >>> token_list(0, ("new", "york"))
+    ['new', 'york']
+    >>> token_list(3, {"new": 2, "york": 1})
+    Traceback (most recent call last):
+    ...
+    TypeError: Document 3 is a dict ({'new': 2, 'york': 1}), not a sequence of tokens ...
+    """
+    if type(doc) is not list:       # lists pass as they are: no consumer modifies them
         if isinstance(doc, (str, bytes)) or not isinstance(doc, Iterable):
             _bad_document(i, doc, "a list of str tokens (input='tokens')")
-        if type(doc) is not list:       # lists pass as they are: no consumer modifies them
-            doc = list(doc)
-        if check_tokens:
-            check_document_tokens(i, doc)
-        yield doc
+        if isinstance(doc, (Mapping, AbstractSet)):
+            _unordered_document(i, doc)
+        doc = list(doc)
+    if check_tokens:
+        check_document_tokens(i, doc)
+    return doc
+
+
+def _unordered_document(i, doc):
+    if isinstance(doc, Mapping):
+        why = ("iterating it would keep its keys and drop its values. Pass each document as "
+               "a list of str tokens (for {token: count} dicts, "
+               "sklearn.feature_extraction.DictVectorizer makes a document-term matrix).")
+    else:
+        why = ("its order is arbitrary, and positions, windows and n-grams depend on it. "
+               "Pass each document as a list of str tokens in text order.")
+    raise TypeError(f"Document {i} is a {type(doc).__name__} ({_short_repr(doc)}), not a "
+                    f"sequence of tokens in text order: {why}")
 
 
 def check_document_tokens(i, doc):
@@ -334,3 +391,31 @@ def reiterable(X, *, materialize=True, caller="This estimator"):
         f"({type(X).__name__}), which the second pass would find empty. Pass a list, or a "
         f"re-iterable corpus (an object whose __iter__ starts afresh each time)."
     )
+
+
+class ReadOnceMixin:
+    """``fit_transform`` as ``fit(X).transform(X)`` with the one-shot rule applied first.
+
+    For an estimator whose ``fit`` and ``transform`` each read ``X`` (scikit-learn's
+    ``TransformerMixin.fit_transform`` would let ``fit`` consume a generator and hand
+    ``transform`` nothing): ``X`` goes through :func:`reiterable`, so a generator is read
+    once, into a list. Put it before ``TransformerMixin`` in the bases.
+    """
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit to ``X``, then transform it; a one-shot iterator is read once.
+
+        Parameters
+        ----------
+        X : iterable of documents, or what ``fit`` takes
+        y : None
+            Passed to ``fit``.
+        **fit_params : dict
+            Passed to ``fit``.
+
+        Returns
+        -------
+        X_new : what ``transform`` returns
+        """
+        X = reiterable(X, caller=type(self).__name__)
+        return self.fit(X, y, **fit_params).transform(X)

@@ -21,7 +21,7 @@ counts only the terms for the two-pass one.
 import numpy as np
 
 from nlpfeat._chunking import PAIR_COUNTING_WORKING_MEMORY, chunk_n_rows
-from nlpfeat.text._base._documents import check_document_tokens
+from nlpfeat.text._base._documents import token_list
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._pair_tables import (
     join_keys,
@@ -48,10 +48,7 @@ def _as_tokens(doc, tokenize, index, check_tokens):
             f"Document {index} is a {type(doc).__name__}; expected a str or a list of "
             f"str tokens. Pass a list of documents, e.g. [['new', 'york'], ...]."
         )
-    doc = list(doc)
-    if check_tokens:
-        check_document_tokens(index, doc)
-    return doc
+    return token_list(index, doc, check_tokens)     # a dict or a set is rejected there
 
 
 def counting_limit(working_memory=None):

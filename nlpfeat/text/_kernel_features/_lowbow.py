@@ -4,8 +4,8 @@ A document is a curve in the simplex: at each of ``n_positions`` points ``mu_j``
 [0, 1] it has a *local* word histogram, the tokens weighted by a kernel of the distance
 between their relative position and ``mu_j``. The tokens of all documents are
 concatenated; the weights of a chunk of documents form one dense (tokens x positions)
-block normalised per document in log space (the kernels' segment loops), then scattered
-into a sparse matrix.
+block normalised per document in log space (the kernels' segment loops), summed per
+(document, term) into that chunk's CSR rows, which are joined at the end.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +30,11 @@ from nlpfeat.kernels._shared import (
     resolve_engine,
     segment_ids,
 )
-from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import (
+    TOKEN_PARAMETER_CONSTRAINTS,
+    TextMixin,
+    check_not_dataframe,
+)
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
@@ -86,7 +90,10 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         (positions of n-grams are not defined), so there is no ``ngram_range``.
     working_memory : float or None, default=None
         MiB that one chunk of the (tokens x positions) weights may use; a document longer
-        than that is weighted span by span.
+        than that is weighted span by span. Each chunk becomes rows of the output at once,
+        so the peak memory of ``transform`` follows this budget: about twice it, plus the
+        output, its values once more while the rows are joined, and the token ids (and,
+        from text, the tokens of the document being read).
     engine : {"auto", "numba", "numpy"}, default="auto"
         ``"numba"``: the kernel weights (distances, log kernel, normalisation per document
         and point) in one compiled pass, for the built-in kernels (a user's kernel, and
@@ -256,31 +263,37 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
             ``n_positions * n_terms`` columns (``combine="concat"``) or ``n_terms``.
         """
         check_is_fitted(self, "vocabulary_")
-        return self._lowbow(self._token_lists(X))
+        check_not_dataframe(X)
+        tokens = self._token_fn()           # one document's tokens held at a time
+        return self._lowbow(map(tokens, self._iter_docs(X)))
 
     def _lowbow(self, docs):
+        """The lowbow matrix of ``docs`` (an iterable of token lists, read once), built a
+        chunk of documents at a time: each chunk's (tokens x positions) weights fit
+        ``working_memory`` and become CSR rows at once, so that besides the output only
+        one chunk's work and the token ids are held."""
         ids, offsets, _ = lookup_ids(docs, self.vocabulary_)
         kern, mu, n_terms = get_kernel(self.kernel), self.positions_, len(self.vocabulary_)
         combine = renamed_param(self, "pooling", "combine")
         n_cols = len(mu) * n_terms if combine == "concat" else n_terms
         row_bytes = 8 * 8 * len(mu)
         span = chunk_n_rows(row_bytes, max(int(offsets[-1]), 1), self.working_memory)
-        parts = []
+        # every index (column or entry count, at most n_positions per token) fits this
+        index_dtype = np.int32 if max(n_cols, len(mu) * len(ids)) < 2**31 else np.int64
+        counts, indices, values = [], [], []
         for first, stop in segment_chunks(offsets, row_bytes, self.working_memory):
             chunk_ids = ids[offsets[first]:offsets[stop]]
             if len(chunk_ids) > span:        # one document longer than the budget: by spans
-                parts.append(_long_document_entries(chunk_ids, first, mu, kern,
-                                                    self.bandwidth, n_terms, combine, span))
+                rows = _long_document_row(chunk_ids, mu, kern, self.bandwidth, n_terms,
+                                          combine, span, index_dtype)
             else:
-                parts.append(_histogram_entries(chunk_ids, first,
-                                                offsets[first:stop + 1] - offsets[first], mu,
-                                                kern, self.bandwidth, n_terms, combine,
-                                                self.engine_))
-        rows, cols, data = (np.concatenate([p[k] for p in parts] or [np.zeros(0, int)])
-                            for k in range(3))
-        # Entries are unique and, within each row, in column order: the conversion to CSR
-        # (a stable counting sort by row) yields the canonical format without sorting.
-        return sp.csr_matrix((data.astype(np.float64), (rows, cols)), shape=(len(docs), n_cols))
+                rows = _histogram_rows(chunk_ids, offsets[first:stop + 1] - offsets[first],
+                                       mu, kern, self.bandwidth, n_terms, n_cols, combine,
+                                       self.engine_, index_dtype)
+            counts.append(rows[0])
+            indices.extend(rows[1])
+            values.extend(rows[2])
+        return _stack_rows(counts, indices, values, (len(offsets) - 1, n_cols), index_dtype)
 
     def get_feature_names_out(self, input_features=None):
         """Output feature names: ``"p<j>|<term>"`` (``combine="concat"``) or ``"<term>"``.
@@ -302,20 +315,25 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
                           dtype=object)
 
 
-def _histogram_entries(ids, first_doc, offsets, mu, kernel, bandwidth, n_terms, pooling,
-                       engine="numpy"):
-    """(rows, cols, data) of the non-zero local-histogram entries of a chunk of documents.
+def _histogram_rows(ids, offsets, mu, kernel, bandwidth, n_terms, n_cols, pooling, engine,
+                   index_dtype):
+    """(entries per row, [column indices], [values]) of the CSR rows of a chunk of
+    documents.
 
     Tokens are grouped by (document, term) first, so that each entry is summed once
-    (``np.add.reduceat`` along the contiguous token axis) and comes out in column order.
+    (``np.add.reduceat`` along the contiguous token axis); scipy's conversion to CSR (a
+    stable counting sort by row) then puts each row's entries in column order.
     """
     w = position_weights(offsets, mu, kernel, bandwidth, engine=engine)  # (n_pos, n_tokens)
-    doc = first_doc + segment_ids(offsets)
+    doc = segment_ids(offsets)
     order = np.argsort(doc * np.int64(n_terms) + ids, kind="stable")
     key = doc[order] * np.int64(n_terms) + ids[order]
     group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else key
     w = np.add.reduceat(w[:, order], group, axis=1) if key.size else w  # (n_pos, n_pairs)
-    return _entries(doc[order][group], ids[order][group], w, len(mu), n_terms, pooling)
+    rows, cols, data = _entries(doc[order][group], ids[order][group], w, len(mu), n_terms,
+                                pooling)
+    block = sp.csr_matrix((data, (rows, cols)), shape=(len(offsets) - 1, n_cols))
+    return np.diff(block.indptr), [block.indices.astype(index_dtype, copy=False)], [block.data]
 
 
 def _entries(pair_doc, pair_term, w, n_positions, n_terms, pooling):
@@ -330,45 +348,74 @@ def _entries(pair_doc, pair_term, w, n_positions, n_terms, pooling):
             (np.arange(n_positions)[:, None] * n_terms + pair_term)[keep], w[keep])
 
 
-def _long_document_entries(ids, doc, mu, kernel, bandwidth, n_terms, pooling, span):
-    """:func:`_histogram_entries` of one document, ``span`` tokens at a time.
+def _long_document_row(ids, mu, kernel, bandwidth, n_terms, pooling, span, index_dtype):
+    """:func:`_histogram_rows` of one document longer than the budget, ``span`` tokens
+    (``span * n_positions`` for one position) at a time.
 
-    The (n_positions x span) kernel values are computed three times, never for the whole
-    document at once: for each position's largest log kernel value and nearest token, for
-    the normaliser, then for the weights, summed per term within each span and across spans.
+    Each position's largest log kernel value, nearest token and normaliser come first,
+    from (n_positions x span) blocks; then the weights, one position at a time, are
+    summed per term of the document: its histogram at that position, the CSR entries of
+    columns ``j * n_terms + term`` in column order. Nothing of size (n_positions x
+    n_tokens) is ever held.
     """
     n = len(ids)
-    spans = [slice(start, min(start + span, n)) for start in range(0, n, span)]
+    terms, term_of_token = np.unique(ids, return_inverse=True)
+    every = np.arange(len(mu))
 
-    def distances(rows):                               # (n_positions, tokens of the span)
-        return np.abs(mu[:, None] - (np.arange(rows.start, rows.stop) + 0.5)[None, :] / n)
+    def distances(rows, js):                        # (positions js, tokens of the span)
+        return np.abs(mu[js, None] - (np.arange(rows.start, rows.stop) + 0.5)[None, :] / n)
 
     top, nearest = np.full(len(mu), -np.inf), np.full(len(mu), np.inf)
-    for rows in spans:
-        dist = distances(rows)
+    for rows in _spans(n, span):
+        dist = distances(rows, every)
         top = np.maximum(top, kernel.log_k(dist / bandwidth).max(axis=1))
         nearest = np.minimum(nearest, dist.min(axis=1))
     empty = ~np.isfinite(top)      # no token in a compact kernel's support: nearest ones share
     top[empty] = 0.0
 
-    def log_weights(rows):         # as segment_softmax, before the division by the sum
-        dist = distances(rows)
+    def weights(rows, js):         # as segment_softmax, before the division by the sum
+        dist = distances(rows, js)
         log_k = kernel.log_k(dist / bandwidth)
-        fallback = np.where(dist <= nearest[:, None] * (1.0 + TIE_RTOL), 0.0, -np.inf)
-        return np.where(empty[:, None], fallback, log_k) - top[:, None]
+        fallback = np.where(dist <= nearest[js, None] * (1.0 + TIE_RTOL), 0.0, -np.inf)
+        return np.exp(np.where(empty[js, None], fallback, log_k) - top[js, None])
 
-    total = sum(np.exp(log_weights(rows)).sum(axis=1) for rows in spans)
-    terms, sums = [], []
-    for rows in spans:
-        order = np.argsort(ids[rows], kind="stable")
-        key = ids[rows][order]
-        group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        w = np.exp(log_weights(rows)) / total[:, None]
-        terms.append(key[group])
-        sums.append(np.add.reduceat(w[:, order], group, axis=1))  # (n_positions, n_groups)
-    terms, sums = np.concatenate(terms), np.concatenate(sums, axis=1)
-    order = np.argsort(terms, kind="stable")                     # a term in several spans
-    key = terms[order]
-    group = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    w = np.add.reduceat(sums[:, order], group, axis=1)
-    return _entries(np.full(len(group), doc), key[group], w, len(mu), n_terms, pooling)
+    total = sum(weights(rows, every).sum(axis=1) for rows in _spans(n, span))
+    histograms = (sum(np.bincount(term_of_token[rows], weights=weights(rows, [j])[0],
+                                  minlength=len(terms)) for rows in _spans(n, span * len(mu)))
+                  / total[j] for j in every)
+    if pooling == "mean":
+        histograms = [sum(histograms) / len(mu)]
+    indices, data = [], []
+    for j, h in enumerate(histograms):
+        keep = h > 0                  # column j * n_terms + term: histogram j, then term
+        indices.append((j * n_terms * (pooling != "mean") + terms[keep]).astype(index_dtype))
+        data.append(h[keep])
+    return np.array([sum(map(len, data))]), indices, data
+
+
+def _spans(n, span):
+    return [slice(start, min(start + span, n)) for start in range(0, n, span)]
+
+
+def _stack_rows(counts, indices, values, shape, index_dtype):
+    """One CSR matrix of ``shape`` from consecutive rows: their entry counts and the
+    pieces of their column indices and values, each row's entries in column order.
+
+    The index pieces are in the dtype scipy keeps, and they are released before the
+    values are joined: the peak is the output plus its values once more.
+    """
+    indptr = np.zeros(shape[0] + 1, dtype=index_dtype)
+    np.cumsum(np.concatenate(counts) if counts else [], out=indptr[1:])
+    joined_indices = _joined(indices, index_dtype)
+    data = _joined(values, np.float64)
+    X = sp.csr_matrix((data, joined_indices, indptr), shape=shape)
+    X.has_sorted_indices = True      # entries are unique and in column order within rows
+    return X
+
+
+def _joined(pieces, dtype):
+    """The pieces as one array (the one piece itself); the list is emptied."""
+    joined = (pieces[0] if len(pieces) == 1 else
+              np.concatenate(pieces) if pieces else np.zeros(0, dtype))
+    pieces.clear()
+    return joined.astype(dtype, copy=False)

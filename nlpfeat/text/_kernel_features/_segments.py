@@ -39,18 +39,20 @@ def lookup_ids(token_lists, vocabulary):
     >>> lookup_ids([["a", "x", "b"], ["x"], ["b"]], {"a": 0, "b": 1})
     (array([0, 1, 1]), array([0, 2, 2, 3]), array([0, 2, 0]))
     """
-    get, flat, lengths = vocabulary.get, array("q"), array("q")
+    get, flat, ends = vocabulary.get, array("q"), array("q")
     for tokens in token_lists:  # one C-level dictionary look-up per token, -1 if unknown
-        before = len(flat)
         flat.extend(map(get, tokens, repeat(-1)))
-        lengths.append(len(flat) - before)
-    all_ids = np.array(flat, dtype=np.int64)
-    lengths = np.array(lengths, dtype=np.int64)
-    doc = np.repeat(np.arange(len(lengths)), lengths)
+        ends.append(len(flat))
+    all_ids = np.frombuffer(flat, dtype=np.int64) if flat else np.zeros(0, np.int64)
+    ends = np.frombuffer(ends, dtype=np.int64) if ends else np.zeros(0, np.int64)
     known = all_ids >= 0
-    positions = np.arange(len(all_ids)) - (np.cumsum(lengths) - lengths)[doc]
-    counts = np.bincount(doc[known], minlength=len(lengths))
-    return all_ids[known], np.concatenate(([0], np.cumsum(counts))), positions[known]
+    # a few arrays of one number per token, none per (document, token) pair: offsets from
+    # the running count of known tokens, positions from each known token's document start
+    bounds = np.r_[0, ends]                         # where each document starts and ends
+    offsets = np.concatenate(([0], np.cumsum(known)))[bounds]
+    starts = bounds[:-1]
+    positions = np.flatnonzero(known) - np.repeat(starts, np.diff(offsets))
+    return all_ids[known], offsets, positions
 
 
 def segment_chunks(offsets, row_bytes, working_memory=None):

@@ -9,7 +9,6 @@ the concept-side pruning of the inverted index, the per-row top-k, and the chunk
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.preprocessing import normalize
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
@@ -23,7 +22,8 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat.text._base._documents import check_not_bag
+from nlpfeat.text._base._documents import ReadOnceMixin, check_not_bag, reiterable
+from nlpfeat.text._vectorizers._schemes import normalize_rows
 from nlpfeat.text._vectorizers._tfidf import TfidfVectorizer
 
 __all__ = ["ExplicitSemanticAnalysis", "prune_inverted_index", "top_k_per_row"]
@@ -139,7 +139,7 @@ def explicit_semantic_vectors(D, C, topn, *, working_memory=None, n_jobs=None):
     return sp.vstack(chunks, format="csr")
 
 
-class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
+class ExplicitSemanticAnalysis(ReadOnceMixin, TransformerMixin, BaseEstimator):
     """Explicit semantic analysis: a document as its similarity to each concept document.
 
     ``fit`` weights a concept corpus (one document per concept: Wikipedia articles in the
@@ -306,7 +306,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
                                 "documents, not a single string; wrap it in a list.")
             check_not_bag(X, "ExplicitSemanticAnalysis")    # its concepts_ are held here
             if self.document_vectorizer is not None:
-                X = list(X)                                # read once, used twice
+                X = reiterable(X, caller="ExplicitSemanticAnalysis")   # used twice
             self.vectorizer_ = clone(self.vectorizer if self.vectorizer is not None
                                      else TfidfVectorizer())
             C = self.vectorizer_.fit_transform(X)
@@ -316,7 +316,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         if C.shape[0] == 0:
             raise ValueError("Empty concept corpus: X holds no concepts; pass at least one "
                              "concept document (or matrix row) to fit on.")
-        C = normalize(sp.csr_matrix(C, dtype=np.float64))
+        C = normalize_rows(sp.csr_matrix(C, dtype=np.float64), "l2", copy=True)
         if self.prune_window is not None:
             if C.nnz and C.data.min() < 0:
                 raise ValueError("prune_window needs non-negative concept weights; got a "
@@ -337,7 +337,8 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
 
     def _document_matrix(self, X):
         if self._passthrough():
-            D = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+            D = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False,
+                              ensure_min_samples=0)
         else:
             if isinstance(X, str):
                 raise TypeError("ExplicitSemanticAnalysis.transform takes an iterable of "
@@ -350,7 +351,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
                              f"{D.shape[1]} terms but the concepts over "
                              f"{self.concepts_.shape[1]}. The document vectorizer must use "
                              f"the concept vocabulary (its 'vocabulary' parameter).")
-        return normalize(sp.csr_matrix(D, dtype=np.float64))
+        return normalize_rows(sp.csr_matrix(D, dtype=np.float64), "l2", copy=True)
 
     def transform(self, X):
         """Similarity of each document of ``X`` to each concept, ``topn`` kept per document.
@@ -369,7 +370,7 @@ class ExplicitSemanticAnalysis(TransformerMixin, BaseEstimator):
         topn = renamed_param(self, "top_k", "topn")
         E = explicit_semantic_vectors(self._document_matrix(X), self.concepts_, topn,
                                       working_memory=self.working_memory, n_jobs=self.n_jobs)
-        return E if self.norm is None else normalize(E, norm=self.norm)
+        return E if self.norm is None else normalize_rows(E, self.norm)
 
     def get_feature_names_out(self, input_features=None):
         """The concept names, in column order.

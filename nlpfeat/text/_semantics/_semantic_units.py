@@ -21,7 +21,11 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import (
+    TOKEN_PARAMETER_CONSTRAINTS,
+    TextMixin,
+    warn_user,
+)
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
 from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
@@ -42,7 +46,7 @@ def _lookup(embedding, words):
         if len({v.shape for v in vectors}) > 1:
             raise ValueError("The embedding's vectors have different lengths; expected one "
                              "length for every word.")
-        return found, np.array(vectors, dtype=np.float64).reshape(len(found), -1)
+        return found, np.array(vectors, dtype=np.float64).reshape(len(found), -1 if found else 0)
     else:
         raise TypeError(
             f"embedding must be a PMIEmbedding, a gensim KeyedVectors, a mapping of word -> "
@@ -53,13 +57,21 @@ def _lookup(embedding, words):
 
 
 def _cluster(unit_vectors, n_units, method, rng):
-    """Cluster labels of the rows of ``unit_vectors`` (unit length) by cosine similarity."""
+    """Cluster labels of the rows of ``unit_vectors`` (unit length) by cosine similarity.
+
+    k-means leaves clusters empty when the rows point in fewer than ``n_units``
+    directions; scikit-learn's warning is left out, the caller drops those clusters and
+    says so.
+    """
     if method == "kmeans":
         from sklearn.cluster import KMeans
+        from sklearn.exceptions import ConvergenceWarning
 
-        # on unit vectors, squared Euclidean distance is 2 - 2 cos
-        return KMeans(n_clusters=n_units, random_state=rng).fit_predict(
-            unit_vectors)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Number of distinct clusters",
+                                    ConvergenceWarning)
+            # on unit vectors, squared Euclidean distance is 2 - 2 cos
+            return KMeans(n_clusters=n_units, random_state=rng).fit_predict(unit_vectors)
     from sklearn.cluster import AgglomerativeClustering
 
     return AgglomerativeClustering(n_clusters=n_units, metric="cosine",
@@ -84,7 +96,8 @@ default=None
         estimator's tokenizer, lowercasing, stop words and stemmer); None fits
         ``PMIEmbedding(random_state=random_state)`` so.
     n_units : int, default=100
-        Number of clusters of words with a vector.
+        Number of clusters of words with a vector. k-means leaves clusters empty when the
+        vectors point in fewer directions; those are dropped, with a warning.
     clustering : {"kmeans", "agglomerative"}, default="kmeans"
         k-means on the unit-length vectors (spherical k-means' assignment) or agglomerative
         clustering with average linkage on cosine distance.
@@ -213,16 +226,7 @@ default=None
             raise ValueError("Empty vocabulary: the documents produced no tokens.")
         words = terms_in_column_order(vocabulary)
         freq = np.asarray(counts.sum(axis=0)).ravel()
-        found, vectors = self._vectors(docs, words, rng)
-        norms = np.linalg.norm(vectors, axis=1) if len(found) else np.zeros(0)
-        known = norms > 0                                    # a zero vector has no direction
-        found = [w for w, k in zip(found, known) if k]
-        if self.n_units > len(found):
-            raise ValueError(
-                f"n_units={self.n_units} exceeds the {len(found)} words of the corpus that "
-                f"have a (non-zero) vector in the embedding; lower n_units or use an "
-                f"embedding that covers more of the corpus.")
-        unit_vectors = vectors[known] / norms[known, None]
+        found, unit_vectors = self._unit_vectors(docs, words, rng)
         labels = _cluster(unit_vectors, self.n_units, self.clustering, rng)
         word_freq = freq[np.fromiter(map(vocabulary.__getitem__, found), dtype=np.intp,
                                      count=len(found))]
@@ -237,14 +241,46 @@ default=None
         self.unit_of_word_ = {w: j for j, unit in enumerate(units) for w in unit}
         return docs
 
+    def _unit_vectors(self, docs, words, rng):
+        """(corpus words with a non-zero vector, their vectors scaled to unit length)."""
+        found, vectors = self._vectors(docs, words, rng)
+        if not found:
+            raise ValueError(
+                f"No word of the corpus ({len(words)} words, e.g. {words[:3]}) has a vector "
+                f"in the embedding; check that the text options (lowercase, stemmer, "
+                f"tokenizer) produce the embedding's words.")
+        finite = np.isfinite(vectors).all(axis=1)
+        if not finite.all():
+            bad = [w for w, ok in zip(found, finite) if not ok]
+            raise ValueError(
+                f"The embedding's vectors of {len(bad)} corpus word(s) hold NaN or inf "
+                f"(e.g. {bad[:3]}); expected finite vectors. Fix or drop those vectors.")
+        norms = np.linalg.norm(vectors, axis=1)
+        known = norms > 0                                    # a zero vector has no direction
+        found = [w for w, k in zip(found, known) if k]
+        if self.n_units > len(found):
+            raise ValueError(
+                f"n_units={self.n_units} exceeds the {len(found)} words of the corpus that "
+                f"have a (non-zero) vector in the embedding; lower n_units or use an "
+                f"embedding that covers more of the corpus.")
+        return found, vectors[known] / norms[known, None]
+
     def _order_units(self, words, labels, word_freq):
-        """Units as word lists (most frequent word first), most frequent unit first."""
+        """Units as word lists (most frequent word first), most frequent unit first; the
+        clusters left empty (k-means, on fewer directions than ``n_units``) are dropped."""
         by_word = np.lexsort((np.array(words, dtype=object).astype(str), -word_freq))
         units = [[] for _ in range(self.n_units)]
         for i in by_word:
             units[labels[i]].append(words[i])
         totals = np.bincount(labels, weights=word_freq, minlength=self.n_units)
-        order = sorted(range(self.n_units), key=lambda j: (-totals[j], units[j][0]))
+        order = sorted((j for j in range(self.n_units) if units[j]),
+                       key=lambda j: (-totals[j], units[j][0]))
+        if len(order) < self.n_units:
+            warn_user(f"Only {len(order)} of n_units={self.n_units} units are not empty: "
+                      f"the word vectors point in fewer directions than n_units, so "
+                      f"{self.clustering} left {self.n_units - len(order)} cluster(s) "
+                      f"empty, which are dropped (the output has {len(order)} unit "
+                      f"column(s)). Lower n_units to silence this.")
         return [units[j] for j in order]
 
     def _count(self, docs):

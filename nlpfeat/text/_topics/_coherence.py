@@ -25,7 +25,7 @@ from nlpfeat._validation import (
     check_finite,
     validate_params,
 )
-from nlpfeat.text._base._documents import check_not_bag
+from nlpfeat.text._base._documents import check_not_bag, iter_documents
 from nlpfeat.text._counting._pair_tables import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
@@ -316,8 +316,8 @@ def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, windo
                              "lists, or window_size=None for boolean documents.")
         n_terms, window = corpus.shape[1], None
     else:
-        check_not_bag(corpus, "topic_coherence")
-        corpus = list(corpus)
+        # the token-list rule (and no dask bag: it would be computed here)
+        corpus = list(iter_documents(corpus, input="tokens", caller="topic_coherence"))
         from_topics = vocabulary is None           # then topic words missing from the corpus
         if from_topics:                            # are dropped once counted
             vocabulary = {w: j for j, w in enumerate(

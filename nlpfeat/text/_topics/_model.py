@@ -5,6 +5,10 @@ names onto each library's (``_topics_gensim.py``, ``_topics_sklearn.py``); this 
 handles the input (a document-term matrix or token lists), the words, and the coherence
 that ``score`` reports so that ``GridSearchCV`` selects the number of topics by it.
 """
+from collections.abc import Mapping, Sized
+from collections.abc import Set as AbstractSet
+from numbers import Number
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -24,6 +28,7 @@ from nlpfeat._validation import (
 )
 from nlpfeat.text._base._documents import (
     check_corpus_nonempty,
+    check_corpus_type,
     iter_documents,
     reiterable,
 )
@@ -60,28 +65,33 @@ def _reiterable(X):
 
 
 def _is_texts(X):
-    """True for a dask bag or an iterable of ``str`` documents (e.g. a ``Corpus``)."""
+    """True for a dask bag or an iterable of text documents (``str`` or ``bytes``, e.g. a
+    ``Corpus``)."""
     if is_dask_bag(X):
         return True
     if sp.issparse(X) or hasattr(X, "__array__") or isinstance(X, (str, bytes)):
         return False
     try:
-        return isinstance(next(iter(X), None), str)
+        return isinstance(next(iter(X), None), (str, bytes))
     except TypeError:
         return False
+
+
+_NO_DOCUMENT = object()
 
 
 def _is_tokens(X):
-    """True for a list of token lists (``[["a", "b"], ...]``); False for matrices."""
+    """True for token lists (``[["a", "b"], ...]``) and for documents that are neither rows
+    of numbers nor text (dicts, sets, None: the token-list rule of ``iter_documents`` names
+    them); False for matrices, including a list of rows of numbers."""
     if sp.issparse(X) or hasattr(X, "__array__") or isinstance(X, str):
         return False
-    try:
-        first = next((doc for doc in X if len(doc)), None)
-    except TypeError:
-        return False
-    if first is None:   # only empty documents: token lists with no token (not a 0-column matrix)
-        return all(isinstance(doc, (list, tuple)) for doc in X)
-    return not isinstance(first, str) and isinstance(first[0], str)
+    first = next((doc for doc in X if not isinstance(doc, Sized) or len(doc)), _NO_DOCUMENT)
+    if first is _NO_DOCUMENT:  # only empty documents: token lists with no token (not a
+        return all(isinstance(doc, (list, tuple)) for doc in X)  # 0-column matrix)
+    if isinstance(first, (Mapping, AbstractSet)) or not hasattr(first, "__getitem__"):
+        return not isinstance(first, Number)      # a number: a 1-D list, not a matrix
+    return isinstance(first[0], str)
 
 
 def _is_empty(X):
@@ -243,6 +253,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
         ``X`` must have been passed through ``reiterable`` (a generator is read once).
         """
+        if not (sp.issparse(X) or hasattr(X, "__array__")):
+            check_corpus_type(X)         # a single string, or no iterable at all
         if _is_empty(X):
             if reset:
                 check_corpus_nonempty(0)
@@ -341,7 +353,9 @@ class TopicModel(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features), list of list of \
-                str, iterable of str or dask.bag.Bag
+                str, iterable of str (or bytes) or dask.bag.Bag
+            Token lists are sequences of tokens in text order: a dict or a set as a
+            document is a TypeError, as for every text estimator.
         y : None
             Ignored.
 

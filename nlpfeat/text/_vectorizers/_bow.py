@@ -146,7 +146,7 @@ class CountingVectorizerMixin(TextMixin):
             With the statistics of every batch so far.
         """
         self._partial_fit_counts(X)
-        self._fit_weights()
+        self._fit_weights(partial=True)
         return self
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -191,8 +191,9 @@ class CountingVectorizerMixin(TextMixin):
             return transform_bag(self, X)
         return self._finish(self._transform_counts(X, dtype=self._count_dtype))
 
-    def _fit_weights(self):
-        """Learn what follows counting from the statistics (TfidfVectorizer: the weights)."""
+    def _fit_weights(self, partial=False):
+        """Learn what follows counting from the statistics (TfidfVectorizer: the weights);
+        ``partial``: the statistics so far of ``partial_fit``, which later batches extend."""
 
     def _check_fitted(self):
         """Raise NotFittedError before ``transform`` reads anything (a fixed vocabulary is
@@ -266,11 +267,10 @@ class CountingVectorizerMixin(TextMixin):
         pruning empties is kept empty instead of raising: later batches may fill it.
         """
         self._lookup = self._column_ids = None     # derived from the vocabulary below
+        self._vocabulary_is_fixed = not counts.learn
         if not counts.learn:
             self.vocabulary_ = dict(counts.vocabulary)
-            self.fixed_vocabulary_ = True
             return None
-        self.fixed_vocabulary_ = False
         if not counts.n_terms:
             if strict:
                 raise ValueError(
@@ -337,8 +337,21 @@ class CountingVectorizerMixin(TextMixin):
             if self.vocabulary is None:
                 check_is_fitted(self, "vocabulary_")
             self.vocabulary_ = check_vocabulary(self.vocabulary)
-            self.fixed_vocabulary_ = True
+            self._vocabulary_is_fixed = True
         return self.vocabulary_
+
+    @property
+    def fixed_vocabulary_(self):
+        """Whether the columns are the user's ``vocabulary`` (True) or learnt by ``fit``.
+
+        Set with ``vocabulary_``; before it, the ``vocabulary`` parameter decides, so the
+        flag is defined wherever scikit-learn's is (scikit-learn sets it at the first use of
+        the vocabulary, even in a call that then raises ``NotFittedError``) without an
+        unfitted estimator looking fitted to ``check_is_fitted``.
+        """
+        if hasattr(self, "vocabulary_"):
+            return self._vocabulary_is_fixed
+        return self.vocabulary is not None
 
     def _transform_counts(self, X, dtype=np.int64):
         """Count ``X`` against the fitted vocabulary a chunk at a time (unseen features are
@@ -520,7 +533,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     vocabulary_ : dict
         Term -> column index (columns in sorted term order when learned).
     fixed_vocabulary_ : bool
-        Whether ``vocabulary`` was given.
+        True when the columns are the given ``vocabulary``, False when the vocabulary was
+        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
+        ``vocabulary`` is set.
 
     See Also
     --------

@@ -194,6 +194,28 @@ stop_words, ngram_range, analyzer
         -------
         self : CountDeviation
         """
+        self._fit(X)
+        return self
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Learn the words and rates of ``X`` and return its deviations (one pass).
+
+        Parameters
+        ----------
+        X : iterable of documents
+            Consumed once: a generator works.
+        y : ignored
+
+        Returns
+        -------
+        X_dev : ndarray of shape (n_documents, n_features_out), float64
+        """
+        counts, lengths = self._fit(X)
+        return count_deviation(counts.toarray(), lengths, self.rates_, self.statistic)
+
+    def _fit(self, X):
+        """Learn the attributes; return the kept words' counts and the documents' lengths."""
         self._check_text_params()
         counts, vocabulary, lengths = self._counts(X)
         check_corpus_nonempty(counts.shape[0])
@@ -207,7 +229,7 @@ stop_words, ngram_range, analyzer
         self.vocabulary_ = vocabulary
         self.n_tokens_ = n_tokens
         self.rates_ = totals / n_tokens
-        return self
+        return counts, lengths
 
     def transform(self, X):
         """Deviation of each kept word's count in each document of ``X``.

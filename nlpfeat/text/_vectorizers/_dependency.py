@@ -3,13 +3,17 @@
 A window sees which words stand near each other; a dependency parse says which word
 modifies which, however far apart they stand. In "a square, smooth, heat-resistant, cheap
 stainless-steel box" every adjective is an ``amod`` of "box", so ``box|amod|square`` is a
-feature although five words separate them.
+feature although five words separate them. Arcs may also join the sentences of a document
+(root to root, or links the user wrote, such as "the former" to the person it names), so
+that relations across sentences are features too.
 
-Parsing CoNLL-U is the one Python loop over lines; the checks of a sentence (ids, head
-range, cycles) are array operations on its head vector.
+Each document becomes one graph: the nodes of its sentences one after the other, the arcs
+of each sentence (basic tree or enhanced graph) and the arcs between sentences; the
+features are read off that graph's arcs and paths of two arcs.
 """
+from collections import defaultdict
 from collections.abc import Iterable
-from typing import NamedTuple
+from itertools import pairwise
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -33,145 +37,16 @@ from nlpfeat.text._counting._vocabulary import (
     prune_vocabulary,
     terms_in_column_order,
 )
+from nlpfeat.text._vectorizers._conllu import ParsedSentence, cycle_word, parse_conllu
 
 __all__ = ["DependencyBagOfWords", "parse_conllu"]
 
 FEATURE_KINDS = ("triple", "head_relation", "relation_dependent", "path2")
+SENTENCE_LINKS = ("roots", "misc")
 ROOT = "ROOT"      # the head word of the root relation
 BLANK = "_"        # the omitted side of head_relation / relation_dependent
-
-
-class ParsedSentence(NamedTuple):
-    """One parsed sentence: token attributes and ``head`` (0-based; -1 for the root)."""
-
-    form: list
-    lemma: list
-    upos: list
-    deprel: list
-    head: np.ndarray
-
-
-class ConlluError(ValueError):
-    """Malformed CoNLL-U; the message names the document, sentence and line."""
-
-
-def parse_conllu(text, *, document=0):
-    """Parse CoNLL-U text into sentences, checking columns, ids, head range and cycles.
-
-    Comment lines (``#``) and the lines of multiword tokens (id ``1-2``) and empty nodes
-    (id ``3.1``) are skipped; sentences are separated by blank lines.
-
-    Parameters
-    ----------
-    text : str
-        One or more sentences in CoNLL-U (10 tab-separated columns per word line).
-    document : int, default=0
-        Index of the document, for error messages.
-
-    Returns
-    -------
-    sentences : list of ParsedSentence
-        Fields ``form, lemma, upos, deprel`` (lists of str) and ``head`` (int ndarray,
-        0-based; -1 for a word attached to the root).
-
-    Raises
-    ------
-    ValueError
-        If a word line does not have 10 columns, ID or HEAD is not an integer, the ids are
-        not 1, 2, ... in order, a HEAD is out of range or the heads form a cycle. The
-        message names the document, the sentence (number and ``sent_id``) and the line.
-
-    Examples
-    --------
-    >>> from nlpfeat.text._vectorizers._dependency import parse_conllu
-    >>> s, = parse_conllu("1\\tcats\\tcat\\tNOUN\\t_\\t_\\t2\\tnsubj\\t_\\t_\\n"
-    ...                   "2\\tpurr\\tpurr\\tVERB\\t_\\t_\\t0\\troot\\t_\\t_\\n")
-    >>> s.lemma, s.deprel, s.head.tolist()
-    (['cat', 'purr'], ['nsubj', 'root'], [1, -1])
-    """
-    sentences, rows, lines, sent_id, start = [], [], [], None, None
-    for lineno, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip():
-            if rows:
-                sentences.append(_sentence(rows, lines, (document, len(sentences), sent_id)))
-            rows, lines, sent_id, start = [], [], None, None
-            continue
-        if start is None:
-            start = lineno
-        if line.startswith("#"):
-            if line[1:].strip().startswith("sent_id"):
-                sent_id = line.split("=", 1)[-1].strip()
-            continue
-        cols = line.split("\t")
-        if len(cols) != 10:
-            raise ConlluError(
-                f"{_where((document, len(sentences), sent_id), lineno)}: a word line needs 10 "
-                f"tab-separated columns (ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS "
-                f"MISC); got {len(cols)}: {line[:60]!r}. Check that columns are separated "
-                f"by tabs, not spaces."
-            )
-        if "-" in cols[0] or "." in cols[0]:
-            continue                    # multiword token range or empty node
-        rows.append(cols)
-        lines.append(lineno)
-    if rows:
-        sentences.append(_sentence(rows, lines, (document, len(sentences), sent_id)))
-    return sentences
-
-
-def _where(place, lineno):
-    document, index, sent_id = place
-    name = f", sent_id {sent_id!r}" if sent_id else ""
-    return f"CoNLL-U document {document}, sentence {index}{name}, line {lineno}"
-
-
-def _as_int(value, what, place, lineno):
-    try:
-        return int(value)
-    except ValueError:
-        raise ConlluError(f"{_where(place, lineno)}: {what} {value!r} is not an integer."
-                          ) from None
-
-
-def _sentence(rows, lines, place):
-    n = len(rows)
-    ids = np.array([_as_int(r[0], "ID", place, ln) for r, ln in zip(rows, lines)])
-    bad = np.flatnonzero(ids != np.arange(1, n + 1))
-    if bad.size:
-        i = bad[0]
-        raise ConlluError(f"{_where(place, lines[i])}: word ID {ids[i]} out of order; "
-                          f"expected {i + 1} (ids run 1, 2, ... within a sentence).")
-    head = np.array([_as_int(r[6], "HEAD", place, ln) for r, ln in zip(rows, lines)])
-    bad = np.flatnonzero((head < 0) | (head > n))
-    if bad.size:
-        i = bad[0]
-        raise ConlluError(f"{_where(place, lines[i])}: HEAD {head[i]} is out of range; this "
-                          f"sentence has {n} words, so HEAD must be 0 (root) to {n}.")
-    head = head - 1
-    on_cycle = _cycle_word(head)
-    if on_cycle is not None:
-        raise ConlluError(f"{_where(place, lines[on_cycle])}: the heads form a cycle (word "
-                          f"{on_cycle + 1} is on it: following HEAD from it never reaches "
-                          f"the root); a dependency tree has no cycles.")
-    _, form, lemma, upos, _, _, _, deprel, _, _ = map(list, zip(*rows))
-    return ParsedSentence(form, lemma, upos, deprel, head)
-
-
-def _ancestors(head):
-    """The ``2^k``-th ancestor of every word, ``2^k > n``: the root (``n``) or a cycle word."""
-    n = head.size
-    up = np.append(np.where(head < 0, n, head), n)    # node n: the root, its own parent
-    for _ in range(max(1, int(np.ceil(np.log2(n + 1))))):
-        up = up[up]                                   # pointer doubling
-    return up[:n]
-
-
-def _cycle_word(head):
-    """Index of a word on a cycle of ``head`` (0-based, -1 = root), or None for a tree."""
-    far = _ancestors(head)
-    bad = np.flatnonzero(far != head.size)
-    return None if bad.size == 0 else int(far[bad[0]])
+NEXT = "next"      # the relation of the arc from a sentence's root to the next one's
+ELIDED = "ELIDED"  # an empty node written with neither FORM nor LEMMA
 
 
 def _is_parsed_doc(doc):
@@ -200,7 +75,7 @@ def _from_doc(doc, index):
         if ((head < -1) | (head >= len(tokens))).any():
             raise ValueError(f"Document {index}: a token's head lies outside its sentence; "
                              f"expected a parsed Doc whose sentences are subtrees.")
-        if _cycle_word(head) is not None:
+        if cycle_word(head) is not None:
             raise ValueError(f"Document {index}, sentence {len(sentences)}: the heads form a "
                              f"cycle; expected a dependency tree.")
         deprel = ["root" if h < 0 else t.dep_ for t, h in zip(tokens, head)]
@@ -241,10 +116,21 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
         Also give each conjunct the relation of the first conjunct to its head, as
         Enhanced UD does: in "small, light and cheap box", ``light`` and ``cheap`` are
         ``conj`` of ``small``; with this option ``box|amod|light`` and ``box|amod|cheap``
-        are counted too.
+        are counted too. Applies to sentences read as basic trees, not to enhanced
+        graphs, which carry this propagation already.
+    graph : {"basic", "enhanced"}, default="basic"
+        Which arcs of a CoNLL-U sentence to read: the basic tree (HEAD and DEPREL) or the
+        enhanced-UD graph of the DEPS column where the sentence gives one (see Notes);
+        sentences without DEPS, and spaCy ``Doc`` objects, give their basic tree.
+    sentence_links : tuple of {"roots", "misc"}, default=()
+        Arcs between the sentences of one document, counted and followed by paths like
+        the others: ``"roots"`` joins the root of each sentence to the root of the next
+        by the relation ``next``; ``"misc"`` reads the links written in the MISC column
+        (``Link=offset/word:relation``, see Notes), such as "the former" to the person it
+        names a sentence back.
     exclude_relations : tuple of str or None, default=("punct",)
         Relations (before subtypes are dropped, or their universal part) whose arcs are
-        not counted, nor used in paths.
+        not counted, nor used in paths; links between sentences included.
     lowercase : bool, default=True
         Lowercase forms and lemmas (POS tags and relations are kept as they are).
     input : {"content", "filename", "file"}, default="content"
@@ -272,10 +158,35 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    A document is one item of ``X``: a CoNLL-U text (or file) of one or more sentences, or
+    a ``Doc``. Its sentences keep their order, and arcs join two sentences only where
+    ``sentence_links`` asks for it.
+
+    *Enhanced graph* (``graph="enhanced"``). DEPS lists a word's heads,
+    ``head:deprel|head:deprel``, with head ``0`` for the root, a word ID, or the ID of an
+    empty node (``8.1``). A word may have several heads (a shared subject, a propagated
+    conjunct), the graph may have cycles, and ``"path2"`` follows every pair of arcs.
+    Empty nodes (the elided predicate of a gapping, "Bill [likes] tea") are nodes of the
+    enhanced graph, written by their FORM (LEMMA with ``word="lemma"``), by the other
+    where it is ``_``, and as ``ELIDED`` where both are; the basic tree skips them. A
+    sentence whose DEPS are all ``_`` gives its basic tree; one that gives DEPS on some
+    lines but not others is rejected.
+
+    *Links* (``"misc"`` in ``sentence_links``). The MISC attribute
+    ``Link=offset/word:relation`` (several joined by ``,``, e.g.
+    ``SpaceAfter=No|Link=-1/1:coref,-1/3:coref``) is an arc, labelled ``relation``, from
+    this word to the word with ID ``word`` of the sentence ``offset`` sentences away in
+    the same document (0: this one, -1: the previous one, 2: two further). With "The
+    former chatted." after "Alice and Bob went to the party.", ``Link=-1/1:coref`` on
+    "former" gives ``former|coref|alice`` and the path ``chatted|nsubj|former|coref|alice``
+    (who chatted), which no window of positions shows. A link to a sentence outside the
+    document, or to a word it lacks, raises ``ValueError``. ``"roots"`` joins the roots of
+    the basic trees; ``Doc`` objects carry no MISC links.
+
     Malformed CoNLL-U (a word line without 10 tab-separated columns, a non-integer or
-    out-of-order ID, a HEAD out of range, heads forming a cycle) raises ``ValueError``
-    naming the document, sentence (number and ``sent_id``) and line. A ``|`` inside a word
-    is kept as is.
+    out-of-order ID, a HEAD out of range, heads forming a cycle; a malformed DEPS or
+    ``Link`` value when they are read) raises ``ValueError`` naming the document, sentence
+    (number and ``sent_id``) and line. A ``|`` inside a word is kept as is.
 
     Examples
     --------
@@ -293,6 +204,17 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
     ...                      exclude_relations=("det", "root")).fit([conllu]
     ...                      ).get_feature_names_out().tolist()
     ['cat|amod|ADJ', 'sleep|nsubj|NOUN', 'sleep|nsubj|cat|amod|ADJ']
+
+    A second sentence whose subject, "it", is linked back to "cat" (word 3 of the previous
+    sentence): the paths cross from one sentence to the other.
+
+    >>> second = '''1\\tit\\tit\\tPRON\\t_\\t_\\t2\\tnsubj\\t_\\tLink=-1/3:coref
+    ... 2\\tpurrs\\tpurr\\tVERB\\t_\\t_\\t0\\troot\\t_\\t_
+    ... '''
+    >>> linked = DependencyBagOfWords(features=("path2",), sentence_links=("roots", "misc"),
+    ...                               exclude_relations=("det", "amod"))
+    >>> linked.fit([conllu + "\\n" + second]).get_feature_names_out().tolist()
+    ['purrs|nsubj|it|coref|cat', 'sleeps|next|purrs|nsubj|it']
     """
 
     _parameter_constraints = {
@@ -301,6 +223,8 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
         "generalize": [StrOptions({"head", "dependent", "both"}), None],
         "universal_relations": ["boolean"],
         "propagate_conj": ["boolean"],
+        "graph": [StrOptions({"basic", "enhanced"})],
+        "sentence_links": [tuple, list],
         "exclude_relations": [tuple, list, set, frozenset, None],
         "lowercase": ["boolean"],
         "input": [StrOptions({"content", "filename", "file"})],
@@ -316,14 +240,16 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
     }
 
     def __init__(self, *, features=("triple",), word="form", generalize=None,
-                 universal_relations=False, propagate_conj=False, exclude_relations=("punct",),
-                 lowercase=True, input="content", encoding="utf-8", decode_error="strict",
+                 universal_relations=False, propagate_conj=False, graph="basic",
+                 sentence_links=(), exclude_relations=("punct",), lowercase=True, input="content", encoding="utf-8", decode_error="strict",
                  binary=False, min_df=1, max_df=1.0, max_features=None, dtype=np.int64):
         self.features = features
         self.word = word
         self.generalize = generalize
         self.universal_relations = universal_relations
         self.propagate_conj = propagate_conj
+        self.graph = graph
+        self.sentence_links = sentence_links
         self.exclude_relations = exclude_relations
         self.lowercase = lowercase
         self.input = input
@@ -367,7 +293,8 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
         if not isinstance(doc, str):
             raise TypeError(f"Document {i} is of type {type(doc).__name__}; expected CoNLL-U "
                             f"text (str or bytes) or a parsed spaCy Doc.")
-        return parse_conllu(doc, document=i)
+        return parse_conllu(doc, document=i, enhanced=self.graph == "enhanced",
+                            links="misc" in self.sentence_links)
 
     # -- parsed sentences -> features ---------------------------------------------------
     def _check_params(self):
@@ -377,46 +304,29 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
             raise ValueError(f"features={self.features!r}: expected a non-empty tuple of "
                              f"{list(FEATURE_KINDS)}" + (f"; unknown {unknown}." if unknown
                                                          else "."))
+        links = list(self.sentence_links)
+        unknown = sorted(set(map(str, links)) - set(SENTENCE_LINKS))
+        if unknown or not all(isinstance(x, str) for x in links):
+            raise ValueError(f"sentence_links={self.sentence_links!r}: expected a tuple of "
+                             f"{list(SENTENCE_LINKS)} (or () for none); unknown {unknown}.")
         check_df_bounds(self.min_df, self.max_df)
 
     def _analyzer(self):
+        """Document (list of ParsedSentence) -> its list of feature strings."""
         kinds = set(self.features)
         excluded = set(self.exclude_relations or ())
-        gen_head = self.generalize in ("head", "both")
-        gen_dep = self.generalize in ("dependent", "both")
-
-        def words(s):
-            w = s.form if self.word == "form" else [
-                lem if lem not in ("", "_") else f for lem, f in zip(s.lemma, s.form)]
-            return [x.lower() for x in w] if self.lowercase else list(w)
+        words = {"word": self.word, "lowercase": self.lowercase}
+        graph = {"enhanced": self.graph == "enhanced", "propagate_conj": self.propagate_conj,
+                 "links": tuple(self.sentence_links)}
 
         def analyze(sentences):
-            out = []
-            for s in sentences:
-                w = words(s)
-                heads = s.upos if gen_head else w
-                deps = s.upos if gen_dep else w
-                rel = [r.split(":")[0] for r in s.deprel] if self.universal_relations \
-                    else s.deprel
-                keep = [r not in excluded and r.split(":")[0] not in excluded
-                        for r in s.deprel]
-                arcs = [(h, r, d) for d, (h, r, k) in enumerate(zip(s.head.tolist(), rel, keep))
-                        if k]
-                if self.propagate_conj:
-                    arcs += _conj_arcs(s.head.tolist(), rel, keep)
-                hw = [heads[h] if h >= 0 else ROOT for h, _, _ in arcs]
-                if "triple" in kinds:
-                    out += [f"{a}|{r}|{deps[d]}" for a, (_, r, d) in zip(hw, arcs)]
-                if "head_relation" in kinds:
-                    out += [f"{a}|{r}|{BLANK}" for a, (_, r, _) in zip(hw, arcs)]
-                if "relation_dependent" in kinds:
-                    out += [f"{BLANK}|{r}|{deps[d]}" for _, r, d in arcs]
-                if "path2" in kinds:
-                    up = {d: (h, r) for h, r, d in arcs if h >= 0}
-                    out += [f"{heads[g]}|{rg}|{heads[h]}|{r}|{deps[d]}"
-                            for h, r, d in arcs if h in up
-                            for g, rg in [up[h]]]
-            return out
+            w, upos, arcs = _document_graph(sentences, words, **graph)
+            heads = upos if self.generalize in ("head", "both") else w
+            deps = upos if self.generalize in ("dependent", "both") else w
+            arcs = [(h, r.split(":")[0] if self.universal_relations else r, d)
+                    for h, r, d in arcs
+                    if r not in excluded and r.split(":")[0] not in excluded]
+            return _features(arcs, heads, deps, kinds)
 
         return analyze
 
@@ -511,7 +421,76 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
         return tags
 
 
-def _conj_arcs(head, rel, keep):
+def _words(form, lemma, word, lowercase):
+    """Words written by form, or by lemma falling back to the form where it is missing."""
+    w = form if word == "form" else [
+        lem if lem not in ("", "_") else f for lem, f in zip(lemma, form)]
+    return [x.lower() for x in w] if lowercase else list(w)
+
+
+def _empty_node_words(graph, word, lowercase):
+    """Empty nodes written by form (or lemma), else the other, else ``ELIDED``."""
+    first, second = (graph.form, graph.lemma) if word == "form" else (graph.lemma, graph.form)
+    w = [a if a not in ("", "_") else b if b not in ("", "_") else ELIDED
+         for a, b in zip(first, second)]
+    return [x if x == ELIDED or not lowercase else x.lower() for x in w]
+
+
+def _sentence_graph(s, words, enhanced, propagate_conj):
+    """(node words, node POS, arcs) of one sentence: basic tree or enhanced graph."""
+    w = _words(s.form, s.lemma, **words)
+    if enhanced and s.enhanced is not None:
+        return (w + _empty_node_words(s.enhanced, **words), s.upos + s.enhanced.upos,
+                s.enhanced.arcs)
+    head = s.head.tolist()
+    arcs = [(h, r, d) for d, (h, r) in enumerate(zip(head, s.deprel))]
+    return w, list(s.upos), arcs + (_conj_arcs(head, s.deprel) if propagate_conj else [])
+
+
+def _document_graph(sentences, words, *, enhanced, propagate_conj, links):
+    """Words, POS tags and raw arcs ``(head, relation, dependent)`` of one document.
+
+    Nodes are numbered across the document (each sentence's after the previous one's), so
+    arcs between sentences are arcs like the others; head -1 is the root.
+    """
+    w, upos, arcs, starts = [], [], [], []
+    for s in sentences:
+        starts.append(len(w))
+        sw, su, sa = _sentence_graph(s, words, enhanced, propagate_conj)
+        arcs += [(h + starts[-1] if h >= 0 else -1, r, d + starts[-1]) for h, r, d in sa]
+        w += sw
+        upos += su
+    if "roots" in links:
+        roots = [start + int(np.flatnonzero(s.head < 0)[0])
+                 for start, s in zip(starts, sentences)]
+        arcs += [(a, NEXT, b) for a, b in pairwise(roots)]
+    if "misc" in links:
+        arcs += [(starts[k] + word, r, starts[k + offset] + target)
+                 for k, s in enumerate(sentences) for word, offset, target, r in s.links]
+    return w, upos, arcs
+
+
+def _features(arcs, heads, deps, kinds):
+    """Feature strings of the kept arcs; paths of two arcs follow every head of a word."""
+    hw = [heads[h] if h >= 0 else ROOT for h, _, _ in arcs]
+    out = []
+    if "triple" in kinds:
+        out += [f"{a}|{r}|{deps[d]}" for a, (_, r, d) in zip(hw, arcs)]
+    if "head_relation" in kinds:
+        out += [f"{a}|{r}|{BLANK}" for a, (_, r, _) in zip(hw, arcs)]
+    if "relation_dependent" in kinds:
+        out += [f"{BLANK}|{r}|{deps[d]}" for _, r, d in arcs]
+    if "path2" in kinds:
+        into = defaultdict(list)              # word -> its (head, relation) arcs
+        for h, r, d in arcs:
+            if h >= 0:
+                into[d].append((h, r))
+        out += [f"{heads[g]}|{rg}|{heads[h]}|{r}|{deps[d]}"
+                for h, r, d in arcs for g, rg in into.get(h, ())]
+    return out
+
+
+def _conj_arcs(head, rel):
     """Enhanced-UD conjunct propagation: each conjunct also gets its first conjunct's arc."""
     extra = []
     for d, (h, r) in enumerate(zip(head, rel)):
@@ -520,6 +499,6 @@ def _conj_arcs(head, rel, keep):
         first = h
         while rel[first].split(":")[0] == "conj" and head[first] >= 0:
             first = head[first]
-        if keep[first] and head[first] >= 0:
+        if head[first] >= 0:
             extra.append((head[first], rel[first], d))
     return extra

@@ -80,6 +80,9 @@ vocabulary, dtype, working_memory
     vocabulary_ : dict
         Feature name (``"position|term"``) -> column index.
     fixed_vocabulary_ : bool
+        True when the columns are the given ``vocabulary``, False when the vocabulary was
+        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
+        ``vocabulary`` is set.
 
     See Also
     --------

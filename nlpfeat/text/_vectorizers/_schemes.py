@@ -53,14 +53,16 @@ def resolve_smartirs(smartirs):
     return local.replace("t", "n") + glob.replace("x", "n") + norm.replace("x", "n")
 
 
-def normalize_rows(X, norm):
-    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``) in place.
+def normalize_rows(X, norm, *, copy=False):
+    """Scale each row of float CSR ``X`` to unit ``norm`` (``"l1"`` or ``"l2"``), in place
+    unless ``copy``.
 
-    All-zero rows stay zero; a matrix without rows or columns is returned as it is.
+    All-zero rows stay zero; a matrix without rows or columns is returned as it is (a copy
+    with ``copy``), where scikit-learn's ``normalize`` rejects it.
     """
     if X.shape[0] == 0 or X.shape[1] == 0:
-        return X
-    return normalize(X, norm=norm, copy=False)
+        return X.copy() if copy else X
+    return normalize(X, norm=norm, copy=copy)
 
 
 def row_of_entries(X):
@@ -80,14 +82,14 @@ def _row_reduce(X, ufunc):
 def sklearn_idf(df, n_documents, smooth_idf=True):
     """scikit-learn's idf: ``ln((n + s) / (df + s)) + 1`` with ``s = 1`` if smoothing.
 
-    Terms with ``df = 0`` (possible with a fixed vocabulary) get 0 unless smoothing.
+    Without smoothing a term with ``df = 0`` (possible with a fixed vocabulary) gets
+    ``inf``, scikit-learn's value; the caller says so (``TermWeighting`` warns at fit and
+    refuses to weigh such a term).
     """
     s = int(smooth_idf)
-    df = df.astype(np.float64)
-    idf = np.zeros_like(df)
-    seen = (df + s) > 0
-    idf[seen] = np.log((n_documents + s) / (df[seen] + s)) + 1.0
-    return idf
+    df = np.asarray(df, dtype=np.float64)
+    with np.errstate(divide="ignore"):    # n / 0 = inf for df = 0: reported by the caller
+        return np.log((n_documents + s) / (df + s)) + 1.0
 
 
 def smart_local(X, letter):
@@ -95,8 +97,18 @@ def smart_local(X, letter):
 
     ``n``: tf; ``b``: 1; ``l``: 1 + log2 tf; ``d``: 1 + log2(1 + log2 tf);
     ``a``: 0.5 + 0.5 tf / max tf of the row; ``L``: (1 + log2 tf) / (1 + log2 mean tf of the row).
+    ``d`` and ``L`` are defined on counts: a stored value below 1 raises ValueError
+    (there ``d`` is NaN or -inf, and ``L`` divides by zero or a negative number). ``l`` is
+    finite for every positive value, negative below 0.5 (as scikit-learn's
+    ``sublinear_tf``), so it takes fractional weights.
     """
     tf = X.data
+    if letter in "dL" and tf.size and tf.min() < 1.0:
+        raise ValueError(
+            f"SMART local weight {letter!r} is defined for counts >= 1 (it takes log2 of "
+            f"log2 or of the row's mean count), but X holds {int((tf < 1.0).sum())} stored "
+            f"value(s) below 1 (smallest {tf.min():.3g}), e.g. weights from another "
+            f"weighting step. Pass raw counts, or use the local weight 'n', 'b', 'a' or 'l'.")
     if letter == "b":
         tf.fill(1.0)
     elif letter == "l":

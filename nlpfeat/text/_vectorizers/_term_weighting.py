@@ -23,7 +23,8 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat.text._base._analyzer import warn_unused
+from nlpfeat.text._base._analyzer import warn_unused, warn_user
+from nlpfeat.text._base._documents import is_one_shot
 from nlpfeat.text._vectorizers._schemes import (
     bm25_idf,
     bm25_weights,
@@ -82,7 +83,10 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         ``d`` double logarithm, ``L`` log average; global: ``n``/``x`` none, ``f`` idf, ``t``
         zero-corrected idf, ``p`` probabilistic idf; normalisation: ``n``/``x`` none, ``c``
         cosine, ``u`` pivoted unique, ``b`` pivoted character length (logarithms base 2;
-        ``b`` needs the terms' lengths: ``fit(X, term_lengths=...)``).
+        ``b`` needs the terms' lengths: ``fit(X, term_lengths=...)``). The local weights
+        ``d`` and ``L`` are defined on counts: ``transform`` raises a ValueError for a
+        stored value below 1 (e.g. weights from another step), where gensim returns NaN
+        or infinite weights.
     k1, b, epsilon : float, default=1.5, 0.75, 0.25
         Okapi BM25 parameters (gensim's meaning; ``epsilon`` floors negative idfs).
     pivot : float >= 0 or None, default=None
@@ -97,8 +101,12 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
     ----------
     idf_ : ndarray of shape (n_features,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
-        weight; ones when ``use_idf=False``); 0 for a term absent from the training counts
-        (except with scikit-learn's smoothed idf).
+        weight; ones when ``use_idf=False``); 0 for a term absent from the training counts,
+        except with scikit-learn's idf: ``ln(n + 1) + 1`` smoothed, ``inf`` (scikit-learn's
+        value) with ``smooth_idf=False``, which warns at fit and makes ``transform`` raise
+        a ValueError naming the term for a row that holds it. As scikit-learn's
+        ``TfidfTransformer.idf_`` it may be set (scikit-learn's weighting only), and the
+        transformer then transforms without ``fit``.
     pivot_ : float or None
         The pivot used with ``smartirs`` (None when rows are not pivot-normalised).
     avgdl_ : float
@@ -277,15 +285,20 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
             batch = tuple(a + b for a, b in zip(self._statistics, batch))
         lengths = (self._lengths(term_lengths) if first or self._smart_norm() != "b"
                    else self.term_lengths_)
-        self._fit_statistics(*batch, term_lengths=lengths)
+        self._fit_statistics(*batch, term_lengths=lengths, partial=True)
         self._statistics = batch
         return self
 
-    def _fit_statistics(self, n_documents, df, totals, xlogx, term_lengths=None):
+    def _fit_statistics(self, n_documents, df, totals, xlogx, term_lengths=None,
+                        names=None, partial=False):
         """Set the fitted attributes from per-term sums (document frequencies ``df``,
         occurrences ``totals``, ``sum tf ln tf`` ``xlogx``), in column order.
 
-        TfidfVectorizer calls this with the sums it streams, after ``_check_params``.
+        TfidfVectorizer calls this with the sums it streams, after ``_check_params``;
+        ``names`` (a callable giving the column names, or None) names terms in messages.
+        ``partial``: sums of ``partial_fit`` so far; a term they lack may come in a later
+        batch, so its infinite unsmoothed idf is not warned about (``transform`` still
+        refuses to weigh it).
         """
         self.n_features_in_ = df.size
         self.pivot_ = None
@@ -299,10 +312,41 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
             self.pivot_ = self._fit_pivot(n_documents, df, totals, term_lengths)
         elif self.use_idf:
             idf = sklearn_idf(df, n_documents, self.smooth_idf)
+            if not partial:
+                _warn_infinite_idf(idf, names or self._column_names)
         else:
             idf = np.ones(df.size)
-        self.idf_ = idf
+        self._idf = idf
         return self
+
+    @property
+    def idf_(self):
+        try:
+            return self._idf
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute 'idf_' (it is not fitted)"
+            ) from None
+
+    @idf_.setter
+    def idf_(self, value):
+        """Take the idf of another fitted transformer, as scikit-learn's TfidfTransformer."""
+        if self.weighting != "tfidf" or self.smartirs is not None or not self.use_idf:
+            raise ValueError(
+                "`idf_` cannot be set here: it can be set only with scikit-learn's weighting "
+                "(weighting='tfidf', smartirs=None, use_idf=True); fit the estimator instead."
+            )
+        value = np.array(value, dtype=np.float64)
+        if value.ndim != 1 or np.isnan(value).any():
+            raise ValueError(
+                f"idf_ must be a 1-d array of numbers, one per term; got shape {value.shape}"
+                f"{' with NaN' if value.ndim == 1 else ''}."
+            )
+        self._idf, self.pivot_, self.n_features_in_ = value, None, value.size
+
+    def _column_names(self):
+        """The names of the fitted columns (a DataFrame's), or None."""
+        return getattr(self, "feature_names_in_", None)
 
     def _fit_pivot(self, n_documents, df, totals, term_lengths):
         """gensim's pivot: given, or learned for ``u`` (mean unique terms) / ``b`` (characters)."""
@@ -344,9 +388,10 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
         counts.eliminate_zeros()
         return self._transform_in_place(counts)
 
-    def _transform_in_place(self, counts):
+    def _transform_in_place(self, counts, names=None):
         """Turn a fresh float64 CSR count matrix without explicit zeros into weights, reusing
-        its arrays; TfidfVectorizer calls this on the counts it builds."""
+        its arrays; TfidfVectorizer calls this on the counts it builds (``names``: as in
+        ``_fit_statistics``)."""
         if self.weighting == "bm25":
             doc_length = np.asarray(counts.sum(axis=1)).ravel()
             X = bm25_weights(counts, self.idf_, doc_length, self.avgdl_, self.k1, self.b)
@@ -361,6 +406,7 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
                 np.log(X.data, X.data)
                 X.data += 1.0
             if self.use_idf:
+                _check_no_infinite_weight(X, self.idf_, names or self._column_names)
                 X.data *= self.idf_[X.indices]
         return X if self.norm is None else normalize_rows(X, self.norm)
 
@@ -386,6 +432,11 @@ class TermWeighting(OneToOneFeatureMixin, TransformerMixin, BaseEstimator,
     def _check_counts(self, X, reset):
         """``X`` as a CSR float64 matrix without duplicate entries (the caller's object
         when it already is one: it is read, never written); errors say what to fix."""
+        if is_one_shot(X):     # numpy would see one object, and a second read nothing
+            raise TypeError(
+                f"TermWeighting weighs a count matrix, not a one-shot iterator "
+                f"({type(X).__name__}); pass an array, a sparse matrix or a list of rows "
+                f"(e.g. list(X)).")
         X = check_2d(X, "X", "(n_documents, n_terms)")
         if not reset and X.shape[1] != self.n_features_in_:
             raise ValueError(
@@ -433,3 +484,42 @@ def _checked_lengths(term_lengths, n_terms, smartirs):
             f"shape {lengths.shape}."
         )
     return lengths
+
+
+def _column_list(columns, names):
+    """``'zebra', 'yak'`` (or ``column 2, column 5``): the first five of ``columns``."""
+    terms = names()
+    shown = [repr(str(terms[j])) if terms is not None else f"column {j}" for j in columns[:5]]
+    return ", ".join(shown) + (", ..." if len(columns) > 5 else "")
+
+
+def _warn_infinite_idf(idf, names):
+    """scikit-learn's unsmoothed idf is inf for a term no training document holds: say so."""
+    absent = np.flatnonzero(np.isinf(idf))
+    if absent.size:
+        warn_user(
+            f"divide by zero in the idf of {absent.size} term(s) that no training document "
+            f"holds ({_column_list(absent, names)}) with smooth_idf=False: their idf_ is inf, "
+            f"as in scikit-learn, and transforming a document that holds one raises a "
+            f"ValueError. Set smooth_idf=True, or remove these terms from the vocabulary.",
+            RuntimeWarning,
+        )
+
+
+def _check_no_infinite_weight(X, idf, names):
+    """Raise, naming the document and the terms, where an infinite idf meets a count (its
+    weight, and the row's norm, would be inf or NaN)."""
+    infinite = np.isinf(idf)
+    if not infinite.any():
+        return
+    hit = np.flatnonzero(infinite[X.indices])
+    if hit.size:
+        row = int(np.searchsorted(X.indptr, hit[0], side="right")) - 1
+        start, stop = X.indptr[row], X.indptr[row + 1]
+        columns = X.indices[start:stop][infinite[X.indices[start:stop]]]
+        raise ValueError(
+            f"Document {row} holds {_column_list(columns, names)}, which has an infinite idf "
+            f"(no training document holds it and smooth_idf=False, as in scikit-learn, whose "
+            f"transform fails here): its weight is undefined. Fit with smooth_idf=True, or "
+            f"remove the term from the vocabulary."
+        )

@@ -2,6 +2,7 @@
 counting (``CountingVectorizerMixin``) followed by :class:`TermWeighting`."""
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import NotFittedError
 
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
@@ -47,11 +48,17 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     vocabulary_ : dict
         Term -> column index.
     fixed_vocabulary_ : bool
+        True when the columns are the given ``vocabulary``, False when the vocabulary was
+        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
+        ``vocabulary`` is set.
     idf_ : ndarray of shape (n_terms,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
         weight; ones when ``use_idf=False``), in ``dtype`` when it is a float type. With
         scikit-learn's weighting it may be set (as in scikit-learn) on an estimator with a
-        fixed ``vocabulary``, which then transforms without ``fit``.
+        fixed ``vocabulary``, which then transforms without ``fit``. With
+        ``smooth_idf=False`` a ``vocabulary`` term that no training document holds gets
+        scikit-learn's idf, ``inf``: ``fit`` warns and ``transform`` raises a ValueError
+        naming the term for a document that holds it.
     pivot_ : float or None
         The pivot used with ``smartirs`` (None when rows are not pivot-normalised).
     avgdl_ : float
@@ -197,27 +204,23 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         try:
             weighting = self.weighting_
         except AttributeError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute 'idf_' (it is not fitted)"
+            # scikit-learn's error; it is also an AttributeError, so hasattr is False
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet: it has no idf_. "
+                f"Call 'fit' first (or set idf_ with a fixed vocabulary)."
             ) from None
         return weighting.idf_.astype(self._output_dtype(), copy=False)
 
     @idf_.setter
     def idf_(self, value):
-        if self.weighting != "tfidf" or self.smartirs is not None or not self.use_idf:
-            raise ValueError(
-                "`idf_` cannot be set here: it can be set only with scikit-learn's weighting "
-                "(weighting='tfidf', smartirs=None, use_idf=True); fit the estimator instead."
-            )
-        value = np.asarray(value, dtype=np.float64)
+        weighting = self._new_weighting()
+        weighting.idf_ = value           # checks that the weighting takes a set idf_
         vocabulary = self._fitted_vocabulary()
-        if value.shape != (len(vocabulary),):
+        if weighting.idf_.shape != (len(vocabulary),):
             raise ValueError(
                 f"idf_ must be a 1-d array with one value per vocabulary term "
-                f"({len(vocabulary)}); got shape {value.shape}."
+                f"({len(vocabulary)}); got shape {weighting.idf_.shape}."
             )
-        weighting = self._new_weighting()
-        weighting.idf_, weighting.pivot_, weighting.n_features_in_ = value, None, value.size
         self.weighting_ = weighting
 
     @property
@@ -242,7 +245,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     def _check_fitted(self):
         check_is_fitted(self, "idf_")
 
-    def _fit_weights(self):
+    def _fit_weights(self, partial=False):
         """Fit ``weighting_`` on the statistics of the fitted columns."""
         weighting = self._new_weighting()
         lengths = None
@@ -250,9 +253,14 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
             terms = terms_in_column_order(self.vocabulary_)
             lengths = np.fromiter(map(len, terms), dtype=np.float64, count=len(terms))
         self.weighting_ = weighting._fit_statistics(*self._column_statistics(),
-                                                    term_lengths=lengths)
+                                                    term_lengths=lengths, names=self._terms,
+                                                    partial=partial)
+
+    def _terms(self):
+        """The terms in column order (for messages that name them)."""
+        return terms_in_column_order(self.vocabulary_)
 
     def _finish(self, counts):
         """Weigh a fresh float64 count matrix in place; cast to the output dtype."""
-        return self.weighting_._transform_in_place(counts).astype(self._output_dtype(),
-                                                                 copy=False)
+        weights = self.weighting_._transform_in_place(counts, names=self._terms)
+        return weights.astype(self._output_dtype(), copy=False)

@@ -280,3 +280,28 @@ def test_a_bag_with_phrases_grown_in_passes_is_refused(db):
     bag = db.from_sequence(token_docs(), npartitions=2)
     with pytest.raises(ValueError, match="a dask bag needs counts that add up"):
         Collocations(max_len=3, input="tokens").fit(bag)
+
+
+def test_fit_transform_then_partial_fit_with_lowercased_tokens():
+    """fit_transform counted the lowercased token lists as counts of another kind than
+    partial_fit's, whose merge then refused them as changed text options."""
+    docs = [[w.capitalize() if i % 3 == 0 else w for i, w in enumerate(doc)]
+            for doc in token_docs()]
+    coll = Collocations("pmi", min_count=2, input="tokens")       # lowercase=True
+    coll.fit_transform(docs[:80])
+    coll.partial_fit(docs[80:])
+    assert fitted_state(coll) == fitted_state(
+        Collocations("pmi", min_count=2, input="tokens").fit(docs))
+
+
+@pytest.mark.parametrize("change", [{"lowercase": False}, {"stop_words": ["the"]},
+                                    {"stemmer": "porter"}, {"tokenizer": "whitespace"}])
+def test_partial_fit_after_a_change_of_text_options_names_it(change):
+    texts = [" ".join(doc) for doc in token_docs()]
+    coll = Collocations("pmi", min_count=2).fit(texts[:80])
+    coll.set_params(**change)
+    with pytest.raises(ValueError, match=f"text options \\['{next(iter(change))}'\\] changed"):
+        coll.partial_fit(texts[80:])
+    coll.set_params(**{name: Collocations().get_params()[name] for name in change})
+    coll.partial_fit(texts[80:])                      # changed back: the batches add up
+    assert fitted_state(coll) == fitted_state(Collocations("pmi", min_count=2).fit(texts))

@@ -224,3 +224,27 @@ def test_n_jobs_gives_the_same_vectors():
     one = ExplicitSemanticAnalysis(topn=2, working_memory=1e-5).fit(concepts)
     two = ExplicitSemanticAnalysis(topn=2, working_memory=1e-5, n_jobs=2).fit(concepts)
     assert (one.transform(docs) != two.transform(docs)).nnz == 0
+
+
+@pytest.mark.parametrize("norm", [None, "l2"])
+def test_an_empty_batch_gives_zero_rows_and_fit_transform_reads_a_generator_once(norm):
+    """transform([]) raised scikit-learn's normalize error, and fit_transform of a
+    generator fitted on it and then found it empty."""
+    esa = ExplicitSemanticAnalysis(topn=2, norm=norm).fit(CONCEPTS)
+    assert esa.transform([]).shape == (0, len(CONCEPTS))
+    got = ExplicitSemanticAnalysis(topn=2, norm=norm).fit_transform(d for d in CONCEPTS)
+    expected = esa.transform(CONCEPTS)
+    assert got.shape == expected.shape == (len(CONCEPTS), len(CONCEPTS))
+    np.testing.assert_allclose(got.toarray(), expected.toarray(), rtol=1e-12)
+    counts = CountVectorizer().fit_transform(CONCEPTS)
+    matrix = ExplicitSemanticAnalysis("passthrough", topn=2, norm=norm).fit(counts)
+    assert matrix.transform(counts[:0]).shape == (0, len(CONCEPTS))
+
+
+def test_a_generator_is_read_once_with_a_document_vectorizer():
+    binary = CountVectorizer(binary=True)
+    gen = (doc for doc in CONCEPTS)
+    esa = ExplicitSemanticAnalysis(document_vectorizer=binary, topn=None).fit(gen)
+    assert list(gen) == []
+    np.testing.assert_allclose(esa.transform(DOCS).toarray(),
+                               _direct(CONCEPTS, DOCS, None, None, clone(binary)), atol=1e-12)

@@ -144,3 +144,29 @@ def test_polarity_shapes():
     X = est.fit_transform(docs)
     assert X.shape == (200, len(est.units_)) and est.n_clustered_ == 50
     assert X.sum() == BagOfWords().fit_transform(docs).sum()   # every token counted once
+
+
+def test_words_pointing_the_same_way_leave_empty_kmeans_clusters_dropped():
+    """Vectors in two directions cannot fill three k-means clusters: the empty one used to
+    raise IndexError; the units are the clusters that hold words, with a warning."""
+    vectors = {"glad": [1.0, 0.0], "happy": [2.0, 0.0], "pleased": [3.0, 0.0],
+               "cat": [0.0, 1.0], "dog": [0.0, 5.0]}
+    est = SemanticUnitBagOfWords(vectors, n_units=3, random_state=0)
+    with pytest.warns(UserWarning, match=r"Only 2 of n_units=3 units.*1 cluster\(s\) empty"):
+        X = est.fit_transform(DOCS)
+    assert est.units_ == [["glad", "happy", "pleased"], ["dog", "cat"]]
+    assert est.n_clustered_ == 2 and len(est.get_feature_names_out()) == X.shape[1] == 2
+    np.testing.assert_array_equal(X.toarray(), [[1, 1], [2, 1], [2, 0], [0, 1]])
+    np.testing.assert_array_equal(est.transform(DOCS).toarray(), X.toarray())
+
+
+@pytest.mark.parametrize("vectors, match", [
+    ({"zebra": [1.0, 0.0]}, r"No word of the corpus \(7 words, e.g. \['and', 'cat', 'dog'\]\)"),
+    (dict(VECTORS, cat=[np.inf, 0.0]),
+     r"vectors of 1 corpus word\(s\) hold NaN or inf \(e.g. \['cat'\]\)"),
+    (dict(VECTORS, cat=[np.nan, 0.0], dog=[1.0, -np.inf]), r"2 corpus word\(s\).*'cat', 'dog'"),
+])
+def test_no_vector_or_a_non_finite_vector_is_a_clear_error(vectors, match):
+    for clustering in ("kmeans", "agglomerative"):
+        with pytest.raises(ValueError, match=match):
+            SemanticUnitBagOfWords(vectors, n_units=1, clustering=clustering).fit(DOCS)

@@ -286,3 +286,17 @@ def test_top_word_ids_equals_a_stable_sort_of_the_rows(seed):
     for n in (0, 1, 5, 10, shape[1] // 3, shape[1], shape[1] + 2):
         expected = np.argsort(-np.abs(A), axis=1, kind="stable")[:, :n]
         np.testing.assert_array_equal(top_word_ids(A, n), expected)
+
+
+def test_a_corpus_of_strings_or_dicts_is_not_a_tokenized_corpus():
+    """Strings were read as sequences of characters, which no topic word matches (a
+    silent coherence of 0); a document that is not a token list now raises."""
+    with pytest.raises(TypeError, match="Document 0 is of type str .*list of str tokens"):
+        topic_coherence([["cat", "dog"]], ["cat dog", "dog pet"], window_size=None)
+    with pytest.raises(TypeError, match="Document 1 is a dict"):
+        topic_coherence([["cat", "dog"]], [["cat", "dog"], {"dog": 2}], window_size=None)
+    tuples = topic_coherence([["cat", "dog"]], [("cat", "dog"), ("dog", "pet")],
+                             window_size=None)
+    lists = topic_coherence([["cat", "dog"]], [["cat", "dog"], ["dog", "pet"]],
+                            window_size=None)
+    np.testing.assert_allclose(tuples, lists, rtol=1e-12)

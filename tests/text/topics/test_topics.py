@@ -244,6 +244,32 @@ def test_bad_input(params, X, error, match):
         TopicModel(**params).fit(X)
 
 
+@pytest.mark.parametrize("X, error, match", [
+    ([{"cat": 2, "dog": 1}, {"dog": 3}], TypeError,
+     r"Document 0 is a dict .*drop its values.*DictVectorizer"),
+    ([{"cat", "dog"}, {"dog", "pet"}], TypeError, r"Document 0 is a set .*order is arbitrary"),
+    ([["cat", "dog"], {"dog", "pet"}], TypeError, r"Document 1 is a set"),
+    ([None, None], TypeError, r"Document 0 is of type NoneType"),
+    ([["cat", "dog"], None], TypeError, r"Document 1 is of type NoneType"),
+    ("cat dog", ValueError, "string object received"),
+    (None, TypeError, "Expected an iterable of documents"),
+])
+def test_documents_are_what_the_other_estimators_accept(X, error, match):
+    """Documents that are neither text, token lists nor rows of numbers get the errors of
+    every text estimator (naming the document), not a KeyError or numpy's conversion."""
+    with pytest.raises(error, match=match):
+        TopicModel(n_components=1, max_iter=1, random_state=0).fit(X)
+
+
+def test_bytes_documents_are_text():
+    docs = ["cats and dogs", "dogs and bones", "stocks and bonds", "bonds and loans"]
+    text = TopicModel(n_components=2, max_iter=2, random_state=0).fit(docs)
+    raw = TopicModel(n_components=2, max_iter=2, random_state=0).fit(
+        [doc.encode("utf-8") for doc in docs])
+    assert raw.vocabulary_ == text.vocabulary_
+    np.testing.assert_allclose(raw.components_, text.components_, rtol=1e-12)
+
+
 def test_tokens_after_matrix_fit_without_words():
     tm = TopicModel(n_components=2, backend="sklearn", random_state=0).fit(np.eye(4) + 1)
     with pytest.raises(ValueError, match="vocabulary="):

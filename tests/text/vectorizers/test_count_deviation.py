@@ -120,3 +120,15 @@ def test_bad_input():
         CountDeviation().fit(["", "!"])
     with pytest.raises(ValueError, match="string object received"):
         CountDeviation().fit("x y z")
+
+
+@pytest.mark.parametrize("statistic", ["poisson", "binomial", "g"])
+def test_fit_transform_reads_a_generator_once(statistic):
+    """fit_transform was fit then transform: a generator was consumed by fit and the
+    output had no rows. Now it is one pass."""
+    docs = load_polarity().data[:50]
+    expected = CountDeviation(max_features=20, statistic=statistic).fit(docs).transform(docs)
+    gen = (doc for doc in docs)
+    got = CountDeviation(max_features=20, statistic=statistic).fit_transform(gen)
+    assert list(gen) == [] and got.shape == expected.shape == (50, 20)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -87,7 +87,7 @@ def test_universal_relations_and_lemma_fallback():
     assert not any("nsubj" in f for f in excluded.get_feature_names_out())
 
 
-@pytest.mark.parametrize("index", range(16))
+@pytest.mark.parametrize("index", range(20))
 def test_triples_match_nltk_dependency_graph(sample, index):
     from nltk.parse import DependencyGraph
 
@@ -239,8 +239,8 @@ def test_bad_parameters_and_documents():
 
 
 def test_loader_and_its_description(sample):
-    assert sample.sent_id[:2] == ["en-1", "en-2"] and len(sample.data) == 16
-    assert (sample.language == "en").sum() == 9
+    assert sample.sent_id[:2] == ["en-1", "en-2"] and len(sample.data) == 20
+    assert (sample.language == "en").sum() == 12
     assert sample.DESCR.startswith("## `load_dependency_sample(")
     assert "CC0" in sample.DESCR
     zh = load_dependency_sample("zh")

@@ -233,7 +233,30 @@ def test_bm25_on_all_zero_training_counts_gives_zeros_without_warnings():
         assert Y.nnz == 0 and Y.shape == (1, 1)
 
 
+# SMART "L" and "d" reject the fractional values scikit-learn's checks feed: "lpu" keeps
+# a logarithmic local weight with the probabilistic idf and pivoted normalisation
 @parametrize_with_checks([TermWeighting(), TermWeighting("bm25", norm=None),
-                          TermWeighting(smartirs="Lpu"), TermWeighting("logentropy")])
+                          TermWeighting(smartirs="lpu"), TermWeighting("logentropy")])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("local", ["d", "L"])
+def test_smart_d_and_l_average_reject_values_below_one(local):
+    """d and L are defined on counts: below 1 they gave NaN, -inf or a division by zero,
+    as gensim does, without a word; now a ValueError says why."""
+    fractional = sp.csr_matrix(np.array([[0.3, 2.0], [1.0, 0.6]]))
+    with pytest.raises(ValueError, match=f"local weight '{local}' is defined for counts "
+                                         r">= 1 .* 2 stored value\(s\) below 1 "
+                                         r"\(smallest 0.3\)"):
+        TermWeighting(smartirs=f"{local}tc").fit_transform(fractional)
+    counts = np.array([[1.0, 2.0], [3.0, 1.0]])
+    X = TermWeighting(smartirs=f"{local}tc").fit_transform(counts)
+    assert np.isfinite(X.data).all() and X.nnz == 4
+
+
+@pytest.mark.parametrize("local", ["n", "b", "a", "l"])
+def test_other_smart_weights_take_fractional_values(local):
+    X = TermWeighting(smartirs=f"{local}nn").fit_transform(np.array([[0.3, 2.0], [1.0, 0.7]]))
+    assert np.isfinite(X.data).all() and X.nnz == 4
+    assert (X.data > 0).all() or local == "l"       # l: 1 + log2(0.3) < 0, as sublinear_tf
