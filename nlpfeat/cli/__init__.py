@@ -11,7 +11,9 @@ The corpus commands stream their input: a file, folder or glob is read lazily by
 stdin is first copied to a temporary file), and ``features`` writes its matrix to disk
 chunk by chunk, so memory holds the model and one chunk, not the corpus. With
 ``--scheduler ADDRESS`` (a running Dask cluster) or ``--dask-workers N`` (a local one),
-the counting runs on Dask over ``dask.bag.read_text`` partitions of the files.
+the counting runs on Dask over partitions of the files read on the workers by the same
+rule of a line (``"\\n"`` only; compression told by the magic bytes), so that the rows
+and their ids are those of the local run.
 
 This module is the parser (one ``_add_<command>`` per subcommand); ``_commands`` does what
 each subcommand does, ``_io`` reads the input and writes the output, ``_dask`` is the Dask
@@ -117,7 +119,8 @@ def _add_input_options(p):
                       "needs nlpfeat[dask]")
     p.add_argument("--blocksize", metavar="MIB", type=_positive_float, default=32.0,
                    help="with --scheduler or --dask-workers: MiB of a text file per Dask "
-                   "partition (compressed files are one partition each)")
+                   "partition (compressed files, and files of UTF-16 or UTF-32, are one "
+                   "partition each)")
 
 
 def _add_compare(sub):

@@ -88,7 +88,7 @@ def _features_pmi(args, output, docs, client):
 
     from nlpfeat.text import cooccurrence, pmi
 
-    corpus = docs if client is None else document_bag(args, docs, client)
+    corpus = docs if client is None else document_bag(args, docs)
     if not args.keep_case:
         corpus = Lowercased(docs) if client is None else corpus.map(str.lower)
     counts, vocabulary = cooccurrence(corpus, window=args.window, min_count=args.min_count,
@@ -110,7 +110,7 @@ def cmd_collocations(args, parser):
     model = Collocations(measure=args.measure, min_count=args.min_count, threshold=None,
                          input="content", **_text_options(args))
     with dask_client(args) as client, open_documents(args) as docs:
-        model.fit(docs if client is None else document_bag(args, docs, client))
+        model.fit(docs if client is None else document_bag(args, docs))
         docs.report_skipped()
     if not model.scores_:
         print(f"no phrase occurs {args.min_count} times or more; lower --min-count.")
@@ -139,7 +139,7 @@ def cmd_topics(args, parser):
         if client is None:
             X = bow.fit_transform(docs)
         else:           # counted on the workers; the document-term matrix comes back
-            bag = document_bag(args, docs, client)
+            bag = document_bag(args, docs)
             X = bow.fit(bag).transform(bag).compute()
         docs.report_skipped()
     model = TopicModel(n_components=args.k, method=args.method, backend=args.backend,
@@ -159,7 +159,7 @@ def cmd_neighbors(args, parser):
     model = PMIEmbedding(n_components=args.dim, window=args.window, min_count=args.min_count,
                          random_state=args.seed, **_text_options(args))
     with dask_client(args) as client, open_documents(args) as docs:
-        model.fit(docs if client is None else document_bag(args, docs, client))
+        model.fit(docs if client is None else document_bag(args, docs))
         docs.report_skipped()
     found = 0
     for word in args.words:

@@ -1,8 +1,11 @@
 """The Dask pipeline of the corpus commands (``--scheduler`` / ``--dask-workers``).
 
-The documents become a ``dask.bag`` of the files' lines (or of whole files of a folder);
-the estimators count on it, and ``features`` transforms it partition by partition on the
-workers. Only the text Dask wing's declared names are used; dask is imported inside.
+The documents become a ``dask.bag`` of the files' lines (or of whole files of a folder),
+read on the workers in blocks of bytes by the corpus' own rule of a line
+(:meth:`~nlpfeat.datasets.Corpus.to_bag`), so that the rows, their ids and the errors
+are those of the local path; the estimators count on it, and ``features``
+transforms it partition by partition on the workers. Only the text Dask wing's declared
+names are used; dask is imported inside.
 """
 import contextlib
 import os
@@ -44,44 +47,24 @@ def n_workers(client):
     return len(client.scheduler_info()["workers"])
 
 
-_COMPRESSED = (".gz", ".bz2", ".xz")
+def _blocksize(args):
+    return max(1, int(args.blocksize * 2**20))
 
 
-def _pair_bag(args, docs, client):
-    """A ``dask.bag`` of ``(document, path)``: lines of the files (``read_text``, split in
-    blocks of ``--blocksize`` MiB, compressed files whole), or whole files of a folder."""
-    import dask.bag as db
+def _partitions(args, docs):
+    """The blocks of each partition of ``docs.corpus.to_bag`` (``--blocksize`` MiB of a
+    file's lines, or of whole files of a folder), by the workers' (absolute) paths."""
+    from nlpfeat.datasets._corpus import partition_blocks
 
     files = [os.path.abspath(f) for f in docs.corpus.files]
-    if docs.folder:
-        parts = min(len(files), 4 * n_workers(client))
-        return db.from_sequence(files, npartitions=parts).map(
-            _read_whole_file, args.encoding, args.errors)
-    compressed = any(f.endswith(_COMPRESSED) for f in files)
-    blocksize = None if compressed else max(1, int(args.blocksize * 2**20))
-    bag = db.read_text(files, blocksize=blocksize, encoding=args.encoding, errors=args.errors,
-                       compression="infer", include_path=True)
-    return bag.map(_clean_pair)
+    return partition_blocks(files, _blocksize(args), unit=docs.corpus.unit,
+                            encoding=docs.corpus.encoding)
 
 
-def _read_whole_file(path, encoding, errors):
-    from nlpfeat.datasets._corpus import Corpus
-
-    return next(iter(Corpus([path], unit="file", encoding=encoding, errors=errors))), path
-
-
-def _clean_pair(pair):
-    """A line of ``read_text`` without its line break (and a file's byte-order mark)."""
-    from nlpfeat.text._dask import strip_line_break
-
-    line, path = pair
-    line = strip_line_break(line)
-    return line.removeprefix("\ufeff"), path
-
-
-def document_bag(args, docs, client):
-    """The documents as a bag (blank ones dropped with ``--skip-blank``)."""
-    bag = _pair_bag(args, docs, client).pluck(0)
+def document_bag(args, docs):
+    """The documents as a bag read on the workers by the corpus' own rule of a line (the
+    local path's documents and errors), blank ones dropped with ``--skip-blank``."""
+    bag = docs.corpus.to_bag(_blocksize(args))
     return bag.filter(_not_blank) if args.skip_blank else bag
 
 
@@ -89,16 +72,14 @@ def _not_blank(doc):
     return bool(doc.strip())
 
 
-def _transform_part(shipped, pairs, skip_blank):
-    """One partition's CSR rows, its document count, the positions and files of the
-    documents kept, and the file of its first document."""
+def _transform_part(shipped, texts, skip_blank):
+    """One partition's CSR rows, its document count and the positions of the documents
+    kept."""
     import numpy as np
 
-    texts = [doc for doc, _ in pairs]
     kept = (np.flatnonzero([bool(t.strip()) for t in texts]) if skip_blank
             else np.arange(len(texts)))
-    X = shipped.get().transform([texts[i] for i in kept])
-    return X, len(texts), kept, [pairs[i][1] for i in kept], (pairs[0][1] if pairs else None)
+    return shipped.get().transform([texts[i] for i in kept]), len(texts), kept
 
 
 def features_on_dask(args, docs, estimator, client, writer):
@@ -108,30 +89,38 @@ def features_on_dask(args, docs, estimator, client, writer):
 
     from nlpfeat.text._dask import send_once, without_statistics
 
-    pairs = _pair_bag(args, docs, client)
-    estimator.fit(document_bag(args, docs, client))
+    estimator.fit(document_bag(args, docs))
     fitted = send_once(without_statistics(estimator), dask)   # to each worker, once
-    parts = [dask.delayed(_transform_part, pure=True)(fitted, part, args.skip_blank)
-             for part in pairs.to_delayed()]
-    names = {os.path.abspath(f): f for f in docs.corpus.files}
-    lines_before, skipped = {}, 0
+    parts = [dask.delayed(_transform_part, pure=True)(fitted, texts, args.skip_blank)
+             for texts in docs.corpus.to_bag(_blocksize(args)).to_delayed()]
+    partitions = _partitions(args, docs)      # partition k: the blocks of parts[k]
+    ids = _DocIds(docs)
     window = 2 * n_workers(client)           # partitions in flight: bounded memory
     futures = client.compute(parts[:window])
-    for k in range(len(parts)):
-        X, n_docs, kept, paths, first_path = futures[k].result()
+    for k, blocks in enumerate(partitions):
+        X, n_docs, kept = futures[k].result()
         futures[k] = None
         if k + window < len(parts):
             futures.append(client.compute(parts[k + window]))
-        if docs.folder:
-            ids = [docs.doc_id(names.get(path, path)) for path in paths]
-        elif n_docs:        # the documents of a partition are lines of one file
-            path = names.get(first_path, first_path)
-            first = lines_before.get(path, 0) + 1
-            lines_before[path] = first - 1 + n_docs
-            ids = [docs.doc_id((path, first + int(i))) for i in kept]
-        else:
-            ids = []
-        skipped += n_docs - len(kept)
-        writer.append(X, ids)
-    docs.skipped = skipped
+        writer.append(X, ids.of(blocks, n_docs, kept))
+    docs.skipped = ids.skipped
     docs.report_skipped()
+
+
+class _DocIds:
+    """The ids of the documents of consecutive partitions, as the local path names them:
+    the line numbers of a file run on from one block to the next (a folder: one document
+    per file)."""
+
+    def __init__(self, docs):
+        self.docs, self.skipped, self._lines_before = docs, 0, {}
+        self._names = {os.path.abspath(f): f for f in docs.corpus.files}
+
+    def of(self, blocks, n_docs, kept):
+        self.skipped += n_docs - len(kept)
+        names = [self._names[block.file] for block in blocks]
+        if self.docs.folder:
+            return [self.docs.doc_id(names[i]) for i in kept]
+        first = self._lines_before.get(names[0], 0) + 1     # one block of one file
+        self._lines_before[names[0]] = first - 1 + n_docs
+        return [self.docs.doc_id((names[0], first + int(i))) for i in kept]

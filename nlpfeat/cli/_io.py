@@ -52,17 +52,22 @@ class Documents:
 
     def with_ids(self):
         skipped = 0
-        try:
-            for name, doc in self.corpus.iter_with_ids():
-                if self.skip_blank and not doc.strip():
-                    skipped += 1
-                    continue
-                yield self.doc_id(name), doc
-        except ValueError as exc:
-            if self.shown is None:
-                raise
-            raise ValueError(str(exc).replace(self.corpus.files[0], self.shown)) from None
+        for name, doc in self.corpus.iter_with_ids():
+            if self.skip_blank and not doc.strip():
+                skipped += 1
+                continue
+            yield self.doc_id(name), doc
         self.skipped = skipped
+
+    def renamed(self, message):
+        """``message`` naming the input as the user did: the files by the names given (Dask
+        workers read them by their absolute paths), stdin's temporary file as ``<stdin>``."""
+        names = {os.path.abspath(f): f for f in self.corpus.files}
+        if self.shown is not None:
+            names = {path: self.shown for path in (*names, *self.corpus.files)}
+        for path in sorted(names, key=len, reverse=True):
+            message = message.replace(path, names[path])
+        return message
 
     def __iter__(self):
         return (doc for _, doc in self.with_ids())
@@ -110,10 +115,16 @@ def open_documents(args):
         except ValueError as exc:     # an empty folder, a glob that matches nothing
             raise UsageError(str(exc)) from None
         docs = Documents(corpus, source, skip_blank=args.skip_blank, shown=shown)
-        if not any(doc.strip() for doc in docs):    # reads up to the first non-blank one
-            raise UsageError(f"{shown or args.file}: no documents found (the input is empty "
-                             "or blank).")
-        yield docs
+        try:
+            if not any(doc.strip() for doc in docs):    # reads up to the first non-blank one
+                raise UsageError(f"{shown or args.file}: no documents found (the input is "
+                                 "empty or blank).")
+            yield docs
+        except ValueError as exc:     # an unreadable line, read here or on a Dask worker
+            message = docs.renamed(str(exc))
+            if message == str(exc):
+                raise
+            raise ValueError(message) from None
 
 
 def output_path(path, suffix=None, *, flag="-o"):

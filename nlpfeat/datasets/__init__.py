@@ -1,7 +1,8 @@
 """Small bundled corpora and a synthetic regression task; nothing is downloaded.
 
 :class:`Corpus` reads a user's own corpus from disk, lazily and re-iterably (one document
-per line of a file, or per file of a folder; gzip, bzip2 and xz read transparently).
+per line of a file, or per file of a folder; gzip, bzip2 and xz read transparently), or
+as a ``dask.bag`` read on the workers by the same rule (:meth:`Corpus.to_bag`).
 
 The loaders read two sources that are already on disk once nlpfeat is installed:
 

@@ -3,62 +3,243 @@
 :class:`Corpus` is the re-iterable, lazily read corpus of :mod:`nlpfeat.datasets`
 (gensim's ``LineSentence`` and ``TextDirectoryCorpus`` are the models): each iteration
 opens the files again, so two-pass algorithms work and memory does not grow with the
-corpus. :func:`split_lines` is the one rule of "one document per line" that the command
-line shares: split on newlines only, so that document i is line i of the file.
+corpus. The rule of "one document per line" lives here once, for every reader: lines end
+at ``"\\n"`` only (one ``"\\r"`` before it is dropped), so that document i is line i of the
+file; compressed files are told by their magic bytes. :func:`split_lines` applies it to a
+text in memory, :class:`Corpus` to files, and :func:`split_blocks` with
+:func:`read_blocks` to byte ranges of files read in parallel (the command line's Dask
+path), with the same lines and the same errors.
 """
 import bz2
+import codecs
 import glob
 import gzip
 import lzma
 import os
 import zlib
+from typing import NamedTuple
 
-__all__ = ["Corpus", "split_lines"]
+__all__ = ["Block", "Corpus", "partition_blocks", "read_blocks", "split_blocks",
+           "split_lines"]
 
 #: Compressed formats read transparently, by their magic bytes (whatever the name says).
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 #: Bytes per read (at most; ``read1``, so that a compressed file yields what it decompressed
 #: before an error): a line longer than this is assembled from several reads.
 _READ_BYTES = 1 << 20
+#: A NUL byte within this many bytes of the start of a file: a binary file (later: a
+#: binary part of a text file, named by its line).
+_BINARY_HEAD = 8192
+#: Codecs whose decoding depends on a state carried across lines: never split in blocks.
+_STATEFUL_CODECS = ("iso2022", "hz", "utf-7")
 
 
 def split_lines(text):
     """Split ``text`` into lines on ``"\\n"`` (and ``"\\r\\n"``) only.
 
-    ``str.splitlines`` also splits on form feeds, U+0085, U+2028 and other separators, so
-    line i of a file would no longer be document i. A final newline does not start an
-    empty last document; blank lines in between are kept (as empty strings).
+    ``str.splitlines`` also splits on a lone ``"\\r"``, form feeds, U+0085, U+2028 and other
+    separators, so line i of a file would no longer be document i. A final newline does not
+    start an empty last document; blank lines in between are kept (as empty strings).
 
     Examples
     --------
-    >>> split_lines("a\\fb\\r\\n\\nc\\n")
-    ['a\\x0cb', '', 'c']
+    >>> split_lines("a\\fb\\r\\n\\nc\\rd\\n")
+    ['a\\x0cb', '', 'c\\rd']
     """
+    lines, rest = _complete_lines(text)
+    if rest:
+        lines.append(_without_cr(rest))
+    return lines
+
+
+def _complete_lines(text):
+    """The lines of ``text`` that end in ``"\\n"``, without it (and one ``"\\r"`` before it),
+    and the rest after the last ``"\\n"``: the one rule of a line, for every reader."""
     lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    rest = lines.pop()
+    return [_without_cr(line) for line in lines], rest
 
 
-def _open_binary(path):
+def _without_cr(line):
+    return line.removesuffix("\r")
+
+
+def _opener(path):
+    """How ``path`` is opened: by the compressed format its first bytes name, else as is."""
     with open(path, "rb") as probe:
         head = probe.read(8)
     for magic, opener in _MAGIC:
         if head.startswith(magic):
-            return opener(path, "rb")
-    return open(path, "rb")
+            return opener
+    return open
 
 
-def _binary_file_error(name, block, number, first):
-    """Raise the ValueError of a NUL byte in ``block``: at the start of a file, a binary
-    file; later, a binary part (named by its line: ``number`` lines precede ``block``)."""
-    at = block.index(b"\x00")
-    if first and at < 8192:
-        raise ValueError(f"{name}: this looks like a binary file (it holds NUL bytes), not "
-                         "text; pass text files only.")
-    line = number + 1 + block[:at].count(b"\n")
-    raise ValueError(f"{name}, line {line}: a NUL byte; this part of the file looks binary, "
-                     "not text; pass text files only.")
+def _open_binary(path):
+    return _opener(path)(path, "rb")
+
+
+class Block(NamedTuple):
+    """The lines of ``file`` that start at a byte in ``[start, stop)`` (``stop`` None: up to
+    the end of the file); ``Block(file)`` is the whole file."""
+
+    file: str
+    start: int = 0
+    stop: int | None = None
+
+
+def _splits_at_newline_bytes(encoding):
+    """Whether a ``b"\\n"`` byte is always a line end in ``encoding`` and a line decodes
+    alone (not UTF-16/32, whose characters hold such bytes, nor a stateful codec)."""
+    name = codecs.lookup(encoding).name
+    return "\n".encode(encoding) == b"\n" and not name.startswith(_STATEFUL_CODECS)
+
+
+def split_blocks(files, blocksize=None, encoding="utf-8"):
+    """Blocks of about ``blocksize`` bytes covering ``files``, in order.
+
+    A line belongs to the block in which it starts, so reading the blocks one after another
+    (:func:`read_blocks`) gives the lines of the files, each once. A compressed file (told
+    by its magic bytes, as :class:`Corpus` reads it), a file of an encoding in which
+    ``b"\\n"`` can be part of a character, and every file when ``blocksize`` is None, is
+    one block.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from nlpfeat.datasets._corpus import read_blocks, split_blocks
+    >>> path = os.path.join(tempfile.mkdtemp(), "lines.txt")
+    >>> with open(path, "wb") as fh:
+    ...     _ = fh.write(b"one\\r\\ntwo\\rstill two\\nthree")
+    >>> blocks = split_blocks([path], blocksize=10)
+    >>> [(b.start, b.stop) for b in blocks]
+    [(0, 10), (10, 20), (20, None)]
+    >>> [read_blocks([b]) for b in blocks]
+    [['one', 'two\\rstill two'], ['three'], []]
+    """
+    whole = blocksize is None or not _splits_at_newline_bytes(encoding)
+    blocks = []
+    for name in files:
+        size = os.path.getsize(name)
+        if whole or size <= blocksize or _opener(name) is not open:
+            blocks.append(Block(name))
+            continue
+        starts = range(0, size, blocksize)
+        blocks.extend(Block(name, start, start + blocksize) for start in starts[:-1])
+        blocks.append(Block(name, starts[-1]))
+    return blocks
+
+
+def partition_blocks(files, blocksize, *, unit="line", encoding="utf-8"):
+    """The blocks of each partition of a bag of the documents of ``files``, in order: one
+    block of about ``blocksize`` bytes of lines each (:func:`split_blocks`), or with
+    ``unit="file"`` runs of consecutive whole files of about ``blocksize`` bytes together."""
+    if unit == "line":
+        return [[block] for block in split_blocks(files, blocksize, encoding)]
+    partitions, size = [], blocksize
+    for block in split_blocks(files):
+        if size >= blocksize:
+            partitions.append([])
+            size = 0
+        partitions[-1].append(block)
+        size += os.path.getsize(block.file)
+    return partitions
+
+
+def read_blocks(blocks, unit="line", encoding="utf-8", errors="strict"):
+    """The documents of ``blocks`` (of :func:`split_blocks`), in order, as :class:`Corpus`
+    reads them: their lines, or (``unit="file"``, whole-file blocks) one document per file.
+
+    An error names the file and the line, counted from the start of the file.
+    """
+    documents = []
+    for block in blocks:
+        lines = (line for _, line in _Lines(block.file, encoding, errors, block))
+        if unit == "file":
+            documents.append(_file_document(lines))
+        else:
+            documents.extend(lines)
+    return documents
+
+
+def _file_document(lines):
+    """A file as one document (``unit="file"``): its lines joined by spaces."""
+    return " ".join(lines)
+
+
+class _Span:
+    """The bytes of a plain file's lines that start in ``[start, stop)``, read with
+    ``read1`` as a file is: from the first line start at or after ``start`` (:attr:`first`)
+    to the end of the line in which ``stop`` falls."""
+
+    def __init__(self, name, start, stop):
+        self.name, self._stop = name, stop
+        self._fh = open(name, "rb")  # noqa: SIM115 - closed by __exit__, as a file is
+        self.first = self._pos = self._line_start(start)
+        self._done = stop is not None and self.first >= stop
+
+    def _line_start(self, start):
+        """Seek to the first line that starts at or after byte ``start``; its offset."""
+        if start == 0:
+            return 0
+        offset = start - 1                  # a line starts after a newline
+        self._fh.seek(offset)
+        while data := self._fh.read1(_READ_BYTES):
+            at = data.find(b"\n")
+            if at >= 0:
+                self._fh.seek(offset + at + 1)
+                return offset + at + 1
+            offset += len(data)
+        return offset
+
+    def read1(self, n):
+        if self._done:
+            return b""
+        if self._stop is None:
+            return self._fh.read1(n)
+        if self._pos < self._stop:
+            data = self._fh.read1(min(n, self._stop - self._pos))
+            self._pos += len(data)
+            # a line that starts at ``stop`` is the next block's
+            self._done = not data or (self._pos >= self._stop and data.endswith(b"\n"))
+            return data
+        data = self._fh.read1(n)            # past ``stop``: the rest of the last line
+        at = data.find(b"\n")
+        self._done = not data or at >= 0
+        return data[: at + 1] if at >= 0 else data
+
+    def lines_before(self):
+        """Lines of the file before this span (read again: only an error needs them)."""
+        count, left = 0, self.first
+        with open(self.name, "rb") as fh:
+            while left and (data := fh.read(min(left, _READ_BYTES))):
+                count += data.count(b"\n")
+                left -= len(data)
+        return count
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._fh.close()
+
+
+class _Whole:
+    """A whole file, decompressed by its magic bytes, with the interface of :class:`_Span`."""
+
+    first = 0
+
+    def __init__(self, name):
+        self._fh = _open_binary(name)
+        self.read1 = self._fh.read1
+
+    def lines_before(self):
+        return 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._fh.close()
 
 
 class Corpus:
@@ -176,6 +357,45 @@ class Corpus:
         for _, document in self.iter_with_ids():
             yield document
 
+    def to_bag(self, blocksize=32 * 2**20):
+        """The documents as a ``dask.bag.Bag``, read on the workers by this corpus' rule:
+        the documents of iterating the corpus, in the same order (needs dask).
+
+        ``dask.bag.read_text`` would split lines at a lone ``"\\r"`` too (universal
+        newlines) and tell compression by the file name; this bag reads each partition
+        as :class:`Corpus` reads its files, with the same errors (naming the file, by
+        its absolute path, and the line).
+
+        Parameters
+        ----------
+        blocksize : int, default=33554432 (32 MiB)
+            Bytes of the files per partition: a file of lines is cut into blocks of
+            about this size (a compressed file, or one of UTF-16 or UTF-32, is one
+            partition); whole files (``unit="file"``) are grouped to about this size.
+
+        Returns
+        -------
+        bag : dask.bag.Bag of str
+            One partition per block of lines, or run of whole files, in the corpus'
+            order (those of :func:`partition_blocks`, which the command line's Dask path
+            uses to number the rows).
+
+        Examples
+        --------
+        >>> bag = Corpus("news-*.txt.gz").to_bag()               # doctest: +SKIP
+        >>> BagOfWords(min_df=5).fit(bag)                         # doctest: +SKIP
+        """
+        import dask
+        import dask.bag as db
+
+        files = [os.path.abspath(f) for f in self.files]     # as any worker finds them
+        read = dask.delayed(read_blocks, pure=True)
+        bag = db.from_delayed([
+            read(blocks, self.unit, self.encoding, self.errors)
+            for blocks in partition_blocks(files, blocksize, unit=self.unit,
+                                           encoding=self.encoding)])
+        return bag.filter(_not_blank) if self.skip_blank else bag
+
     def iter_with_ids(self):
         """Yield ``(id, document)``: id is ``(file, line number)`` or the file name.
 
@@ -190,53 +410,88 @@ class Corpus:
             bar = tqdm(total=total, unit="B", unit_scale=True, desc="reading corpus")
         try:
             for name in self.files:
+                lines = _Lines(name, self.encoding, self.errors, progress=bar)
                 if self.unit == "file":
-                    text = " ".join(line for _, line in self._lines(name, bar))
-                    if not (self.skip_blank and not text.strip()):
+                    text = _file_document(line for _, line in lines)
+                    if not self.skip_blank or _not_blank(text):
                         yield name, text
                     continue
-                for number, line in self._lines(name, bar):
-                    if not (self.skip_blank and not line.strip()):
+                for number, line in lines:
+                    if not self.skip_blank or _not_blank(line):
                         yield (name, number), line
         finally:
             if bar is not None:
                 bar.close()
 
-    def _lines(self, name, bar):
-        """``(line number, text)`` of one file, read in blocks, decoded with checks."""
-        import codecs
 
-        decoder = codecs.getincrementaldecoder(self.encoding)(errors=self.errors)
-        number, pending, first = 0, "", True
-        check_nul = "16" not in self.encoding and "32" not in self.encoding
+def _not_blank(document):
+    return bool(document.strip())
+
+
+class _Lines:
+    """``(line number, text)`` of the lines of one file, or of one :class:`Block` of it,
+    read in chunks of bytes and decoded with checks (numbers count from the block's first
+    line; an error names the line counted from the start of the file)."""
+
+    def __init__(self, name, encoding, errors, block=None, *, progress=None):
+        self.name, self.encoding, self.errors = name, encoding, errors
+        self.block, self.progress = block, progress
+        self.check_nul = "16" not in encoding and "32" not in encoding
+
+    def _open(self):
+        block = self.block
+        if block is None or (block.start == 0 and block.stop is None):
+            return _Whole(self.name)
+        return _Span(self.name, block.start, block.stop)
+
+    def __iter__(self):
+        self.number, source = 0, None        # lines yielded so far
         try:
-            with _open_binary(name) as fh:
-                while True:
-                    block = fh.read1(_READ_BYTES)   # a truncated file: lines so far kept
-                    if check_nul and b"\x00" in block:
-                        _binary_file_error(name, block, number, first)
-                    if bar is not None:
-                        bar.update(len(block))
-                    try:
-                        text = decoder.decode(block, final=not block)
-                    except UnicodeDecodeError as exc:
-                        raise _decode_error(name, self.encoding, exc, number, pending) from None
-                    if first:
-                        text = text.lstrip("\ufeff") if text.startswith("\ufeff") else text
-                        first = False
-                    text = pending + text
-                    if not block:
-                        if text:
-                            number += 1
-                            yield number, text[:-1] if text.endswith("\r") else text
-                        return
-                    lines = text.split("\n")
-                    pending = lines.pop()
-                    for line in lines:
-                        number += 1
-                        yield number, line[:-1] if line.endswith("\r") else line
+            with self._open() as source:
+                yield from self._read(source)
         except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
-            raise _read_error(name, number, exc) from None
+            before = source.lines_before() if source is not None else 0
+            raise _read_error(self.name, before + self.number, exc) from None
+
+    def _read(self, source):
+        decoder = codecs.getincrementaldecoder(self.encoding)(errors=self.errors)
+        pending, offset = "", source.first   # bytes of the file before ``chunk``
+        at_start = offset == 0               # no character but marks decoded yet
+        while True:
+            chunk = source.read1(_READ_BYTES)    # a truncated file: lines so far kept
+            if self.check_nul and b"\x00" in chunk:
+                raise self._nul_error(source, chunk, offset)
+            if self.progress is not None:
+                self.progress.update(len(chunk))
+            try:
+                text = decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                line = source.lines_before() + self.number
+                raise _decode_error(self.name, self.encoding, exc, line, pending) from None
+            if at_start:     # byte-order marks at the start of a file, however chunked
+                text = text.lstrip("\ufeff")
+                at_start = not text
+            offset += len(chunk)
+            if not chunk:
+                if pending + text:
+                    self.number += 1
+                    yield self.number, _without_cr(pending + text)
+                return
+            lines, pending = _complete_lines(pending + text)
+            for line in lines:
+                self.number += 1
+                yield self.number, line
+
+    def _nul_error(self, source, chunk, offset):
+        """The ValueError of a NUL byte in ``chunk`` (at byte ``offset`` of the file): near
+        the start of a file, a binary file; later, a binary part, named by its line."""
+        at = chunk.index(b"\x00")
+        if offset + at < _BINARY_HEAD:
+            return ValueError(f"{self.name}: this looks like a binary file (it holds NUL "
+                              "bytes), not text; pass text files only.")
+        line = source.lines_before() + self.number + 1 + chunk[:at].count(b"\n")
+        return ValueError(f"{self.name}, line {line}: a NUL byte; this part of the file "
+                          "looks binary, not text; pass text files only.")
 
 
 def _decode_error(name, encoding, exc, number, pending):

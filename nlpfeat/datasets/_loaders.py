@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
+from nlpfeat.datasets._corpus import split_lines
 
 # Word-similarity name -> gensim test-data file.
 _WORD_SIMILARITY_FILES = {"simlex999": "simlex999.txt", "wordsim353": "wordsim353.tsv"}
@@ -26,15 +27,10 @@ def _gensim_path(filename):
 
 
 def _split_lines(text):
-    """Strip each line of ``text``; drop the empty line after a final newline.
-
-    Lines are split on ``"\\n"`` only (``str.splitlines`` would also split on characters such
-    as U+0085 that a Latin-1 decode can produce), after folding ``"\\r\\n"`` to ``"\\n"``.
-    """
-    lines = [line.strip() for line in text.replace("\r\n", "\n").split("\n")]
-    if lines and not lines[-1]:
-        lines.pop()
-    return lines
+    """Strip each line of ``text`` (split by :func:`~nlpfeat.datasets._corpus.split_lines`,
+    the one rule of a line: ``"\\n"`` only, not the characters such as U+0085 that a
+    Latin-1 decode can produce)."""
+    return [line.strip() for line in split_lines(text)]
 
 
 def _read_lines(path, encoding):

@@ -4,14 +4,49 @@ The counting itself is the engine's (:mod:`nlpfeat.text._counting._pair_counts` 
 pass, :mod:`nlpfeat.text._counting._pair_merge` for the two-pass symmetric counts); this
 module validates the parameters and chooses between the two.
 """
+from typing import NamedTuple
+
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_value
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._base._documents import check_corpus_type
 from nlpfeat.text._base._tokenize import TOKENIZERS
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._counting._pair_merge import count_upper_pairs
+from nlpfeat.text._dask import bag_term_counts, is_dask_bag, strip_line_break
 
 __all__ = ["cooccurrence", "count_cooccurrence"]
+
+
+class _PairCounting(NamedTuple):
+    """The parameters of the pair counting of one partition of a bag (sent to the workers)."""
+
+    window: int
+    weighting: str
+    vocabulary: dict | None
+    tokenize: object
+    working_memory: float | None
+    prune_at: int | None
+
+    def new_counts(self):
+        return PairCounts(self.window, weighting=self.weighting, vocabulary=self.vocabulary,
+                          prune_at=self.prune_at)
+
+
+def _count_partition(counting, docs):
+    """The :class:`PairCounts` of one partition of a dask bag (on a worker)."""
+    return counting.new_counts().update(map(strip_line_break, docs),
+                                        working_memory=counting.working_memory,
+                                        tokenize=counting.tokenize)
+
+
+def _count_bag(bag, window, *, symmetric, weighting, vocabulary, min_count, tokenize,
+               working_memory, prune_at):
+    """:func:`count_cooccurrence` of a dask bag: each partition counted on a worker, the
+    counts merged by a tree reduction there (exact sums: the local counts)."""
+    counting = _PairCounting(window, weighting, vocabulary, tokenize, working_memory,
+                             prune_at)
+    counts = bag_term_counts(counting, bag, _count_partition)
+    return counts.matrix(min_count, symmetric=symmetric, release=True)
 
 
 def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", vocabulary=None,
@@ -22,6 +57,10 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     ``check_tokens=False`` skips the per-document check that every token is a ``str``, for
     callers whose token lists come from :meth:`TextMixin._token_lists`, checked already.
     """
+    if is_dask_bag(docs):
+        return _count_bag(docs, window, symmetric=symmetric, weighting=weighting,
+                          vocabulary=vocabulary, min_count=min_count, tokenize=tokenize,
+                          working_memory=working_memory, prune_at=prune_at)
     counts = PairCounts(window, weighting=weighting, vocabulary=vocabulary, prune_at=prune_at)
     if symmetric and prune_at is None:
         matrix, vocabulary = count_upper_pairs(
@@ -57,11 +96,15 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
 
     Parameters
     ----------
-    docs : iterable of str or of list of str
+    docs : iterable of str or of list of str, or dask.bag.Bag
         Documents: token lists (of ``str``), or strings split by ``tokenizer``, e.g. a
         lazily read :class:`nlpfeat.datasets.Corpus`. Read once, a chunk at a time (a
         generator works). Counting costs at most
         ``min(window, length)`` pairs per token of a document, however large ``window``.
+        A ``dask.bag.Bag`` is counted on its workers, a partition per task (one trailing
+        line break of each string removed, as from ``dask.bag.read_text``), into one
+        pair table per partition, merged by a tree reduction on the workers: the counts
+        of the local path (with ``prune_at``, each partition and each merge prunes).
     window : int, default=5
         Largest distance (in tokens) between a word and a context word.
     symmetric : bool, default=True
@@ -130,7 +173,8 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
            [0, 0, 2],
            [1, 2, 0]])
     """
-    check_corpus_type(docs)
+    if not is_dask_bag(docs):
+        check_corpus_type(docs)
     context_weighting = renamed_value(weighting, context_weighting, old="weighting",
                                       new="context_weighting", default="uniform",
                                       owner="cooccurrence")

@@ -174,7 +174,8 @@ class TextMixin:
     def _iter_docs(self, X):
         """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""
         check_not_dataframe(X)
-        return iter_documents(X, self.input, self.encoding, self.decode_error)
+        return iter_documents(X, self.input, self.encoding, self.decode_error,
+                              caller=type(self).__name__)
 
     def _token_lists(self, X, *, check_tokens=True, copy=True):
         """One list of tokens (see ``_token_fn``) per document of ``X``, new by default.
@@ -189,7 +190,8 @@ class TextMixin:
         tokens = self._token_fn()
         as_is = tokens is list
         docs = iter_documents(X, self.input, self.encoding, self.decode_error,
-                              check_tokens=check_tokens or not as_is)
+                              check_tokens=check_tokens or not as_is,
+                              caller=type(self).__name__)
         if as_is and not copy:
             return list(docs)
         return [tokens(doc) for doc in docs]

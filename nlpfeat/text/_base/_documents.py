@@ -18,13 +18,16 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 __all__ = [
+    "BAG_READERS",
     "INPUT_TYPES",
     "DECODE_ERRORS",
     "iter_documents",
     "check_corpus_nonempty",
     "check_corpus_type",
     "check_document_tokens",
+    "check_not_bag",
     "check_token_types",
+    "is_dask_bag",
     "is_one_shot",
     "reiterable",
     "token_list",
@@ -33,10 +36,19 @@ __all__ = [
 
 INPUT_TYPES = ("content", "filename", "file", "tokens")
 DECODE_ERRORS = ("strict", "ignore", "replace")
+#: The public functions and estimators that count a ``dask.bag.Bag`` on its workers (every
+#: other one rejects a bag: see :func:`check_corpus_type`).
+BAG_READERS = ("BagOfWords", "Collocations", "PMIEmbedding", "PositionalBagOfWords",
+               "TfidfVectorizer", "TopicModel", "cooccurrence")
+
+
+def is_dask_bag(X):
+    """Whether ``X`` is a ``dask.bag.Bag`` (checked without importing dask)."""
+    return type(X).__module__.startswith("dask.bag") and hasattr(X, "to_delayed")
 
 
 def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", *,
-                   check_tokens=True):
+                   check_tokens=True, caller=None):
     """Yield each document of ``X`` as a ``str`` (a list of ``str`` when ``input="tokens"``).
 
     The corpus is consumed once, so a generator works.
@@ -55,6 +67,8 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
         With ``input="tokens"``, check that every token is a ``str``. A caller that maps
         every token through a vocabulary may pass False and check the vocabulary's keys
         with :func:`check_token_types` instead: one check per distinct token, not per token.
+    caller : str, optional
+        Who reads the documents, for the error of a dask bag (see :func:`check_corpus_type`).
 
     Yields
     ------
@@ -65,7 +79,8 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
     ValueError
         If ``X`` is a single string rather than an iterable of documents.
     TypeError
-        If a document has the wrong type (the message names its index and type).
+        If a document has the wrong type (the message names its index and type), or ``X``
+        is a dask bag.
     UnicodeDecodeError
         If ``decode_error="strict"`` and a document cannot be decoded (names the document).
 
@@ -77,7 +92,7 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
     >>> list(iter_documents([b"\\xa3 5"], encoding="latin-1"))
     ['£ 5']
     """
-    check_corpus_type(X)
+    check_corpus_type(X, caller)
     if input == "tokens":
         return _iter_token_lists(X, check_tokens)
     if input not in INPUT_TYPES:
@@ -85,8 +100,28 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
     return _iter_texts(X, input, encoding, decode_error)
 
 
-def check_corpus_type(X):
-    """ValueError for a single string or bytes, TypeError for a non-iterable corpus."""
+def check_not_bag(X, caller=None):
+    """TypeError for a ``dask.bag.Bag`` given to ``caller``, which reads its documents in
+    this process (only the functions of :data:`BAG_READERS` count a bag on its workers)."""
+    if is_dask_bag(X):
+        raise TypeError(
+            f"{caller or 'This function'} reads its documents in this process and takes no "
+            f"dask.bag.Bag (iterating a bag would pull every document here from the "
+            f"workers). Pass a list or a nlpfeat.datasets.Corpus (read lazily from disk), "
+            f"or bag.compute() a bag that fits in memory; {', '.join(BAG_READERS)} count a "
+            f"bag on its workers.")
+
+
+def check_corpus_type(X, caller=None):
+    """ValueError for a single string or bytes, TypeError for a non-iterable corpus or a
+    dask bag.
+
+    A ``dask.bag.Bag`` is iterable, but iterating it computes it in this process: every
+    document would be pulled from the workers (where the functions of
+    :data:`BAG_READERS` count it) to be read here. ``caller`` names who reads the
+    documents in that error.
+    """
+    check_not_bag(X, caller)
     if isinstance(X, (str, bytes)):
         raise ValueError(
             "Iterable over raw text documents expected, string object received. "
@@ -305,6 +340,8 @@ def is_one_shot(X):
     >>> is_one_shot(["a b"]), is_one_shot(iter(["a b"])), is_one_shot(d for d in ["a b"])
     (False, True, True)
     """
+    if is_dask_bag(X):      # re-iterable, and iter() would compute it here
+        return False
     try:
         return iter(X) is X
     except TypeError:

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from nlpfeat.text._base._documents import is_dask_bag
 from nlpfeat.text._counting._term_counts import TermCounts
 from nlpfeat.text._counting._vocabulary import error_with_context
 
@@ -36,11 +37,6 @@ __all__ = ["SPLIT_EVERY", "bag_term_counts", "is_dask_bag", "send_once", "splitt
 
 #: Partition results merged per task of the tree reduction.
 SPLIT_EVERY = 8
-
-
-def is_dask_bag(X):
-    """Whether ``X`` is a ``dask.bag.Bag`` (checked without importing dask)."""
-    return type(X).__module__.startswith("dask.bag") and hasattr(X, "to_delayed")
 
 
 def _require_dask():
@@ -128,8 +124,9 @@ def bag_term_counts(estimator, bag, count_partition, *, split_every=SPLIT_EVERY,
 
     Parameters
     ----------
-    estimator : estimator
-        Its parameters (a clone is sent to the workers, never fitted state).
+    estimator : estimator or object
+        Its parameters (a clone is sent to the workers, never fitted state); a function
+        passes any picklable object that holds its parameters, sent as it is.
     bag : dask.bag.Bag
     count_partition : callable
         ``(estimator, docs) -> counts`` following the
@@ -147,7 +144,8 @@ def bag_term_counts(estimator, bag, count_partition, *, split_every=SPLIT_EVERY,
         ``distributed.Client``).
     """
     dask = _require_dask()
-    template = dask.delayed(clone(estimator), name=f"nlpfeat-params-{uuid.uuid4().hex}")
+    params = clone(estimator) if hasattr(estimator, "get_params") else estimator
+    template = dask.delayed(params, name=f"nlpfeat-params-{uuid.uuid4().hex}")
     parts = [dask.delayed(_counted_partition, pure=True)(count_partition, template, i, part)
              for i, part in enumerate(bag.to_delayed())]
     if not parts:

@@ -22,7 +22,7 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
-from nlpfeat.text._base._documents import ReadOnceMixin, reiterable
+from nlpfeat.text._base._documents import ReadOnceMixin, check_not_bag, reiterable
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 from nlpfeat.text._vectorizers._tfidf import TfidfVectorizer
 
@@ -304,6 +304,7 @@ class ExplicitSemanticAnalysis(ReadOnceMixin, TransformerMixin, BaseEstimator):
             if isinstance(X, str):
                 raise TypeError("ExplicitSemanticAnalysis.fit takes an iterable of concept "
                                 "documents, not a single string; wrap it in a list.")
+            check_not_bag(X, "ExplicitSemanticAnalysis")    # its concepts_ are held here
             if self.document_vectorizer is not None:
                 X = reiterable(X, caller="ExplicitSemanticAnalysis")   # used twice
             self.vectorizer_ = clone(self.vectorizer if self.vectorizer is not None
@@ -342,6 +343,7 @@ class ExplicitSemanticAnalysis(ReadOnceMixin, TransformerMixin, BaseEstimator):
             if isinstance(X, str):
                 raise TypeError("ExplicitSemanticAnalysis.transform takes an iterable of "
                                 "documents, not a single string; wrap it in a list.")
+            check_not_bag(X, "ExplicitSemanticAnalysis")
             weigh = getattr(self, "document_vectorizer_", self.vectorizer_)
             D = weigh.transform(X)
         if D.shape[1] != self.concepts_.shape[1]:

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.preprocessing import normalize
 
 from nlpfeat._validation import check_is_fitted, fit_context
+from nlpfeat.text._base._documents import check_not_bag
 
 __all__ = ["SimilarityEnsemble", "zscore_average"]
 
@@ -72,6 +73,7 @@ def _key(item):
 
 def _pairs(X):
     """(distinct items in first-seen order, left indices, right indices) of a pair list."""
+    check_not_bag(X, "SimilarityEnsemble")
     if isinstance(X, (str, bytes)) or isinstance(X, Iterator):
         raise TypeError("SimilarityEnsemble takes a sequence of (document, document) pairs, "
                         f"not {type(X).__name__}; pass a list of 2-tuples.")

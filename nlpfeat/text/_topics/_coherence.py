@@ -25,7 +25,7 @@ from nlpfeat._validation import (
     check_finite,
     validate_params,
 )
-from nlpfeat.text._base._documents import iter_documents
+from nlpfeat.text._base._documents import check_not_bag, iter_documents
 from nlpfeat.text._counting._pair_tables import token_ids
 
 __all__ = ["coherence_scorer", "coherence_values", "top_word_ids", "topic_coherence"]
@@ -316,7 +316,8 @@ def coherence_values(topics, corpus, *, measure="c_npmi", vocabulary=None, windo
                              "lists, or window_size=None for boolean documents.")
         n_terms, window = corpus.shape[1], None
     else:
-        corpus = list(iter_documents(corpus, input="tokens"))   # the token-list rule
+        # the token-list rule (and no dask bag: it would be computed here)
+        corpus = list(iter_documents(corpus, input="tokens", caller="topic_coherence"))
         from_topics = vocabulary is None           # then topic words missing from the corpus
         if from_topics:                            # are dropped once counted
             vocabulary = {w: j for j, w in enumerate(
@@ -381,6 +382,7 @@ class _CoherenceScorer:
                 f"window_size={self.window_size!r})")
 
     def __call__(self, estimator, X, y=None):
+        check_not_bag(X, "coherence_scorer")
         model, Xt = estimator, X
         if hasattr(estimator, "steps"):                       # Pipeline: transform X up to the model
             model = estimator.steps[-1][1]

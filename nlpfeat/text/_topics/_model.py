@@ -253,7 +253,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
         ``X`` must have been passed through ``reiterable`` (a generator is read once).
         """
-        if not (sp.issparse(X) or hasattr(X, "__array__")):
+        if not (sp.issparse(X) or hasattr(X, "__array__") or is_dask_bag(X)):
             check_corpus_type(X)         # a single string, or no iterable at all
         if _is_empty(X):
             if reset:

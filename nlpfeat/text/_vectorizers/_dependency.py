@@ -26,7 +26,11 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._base._documents import DECODE_ERRORS, check_corpus_nonempty
+from nlpfeat.text._base._documents import (
+    DECODE_ERRORS,
+    check_corpus_nonempty,
+    check_not_bag,
+)
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
     count_matrix,
@@ -260,6 +264,7 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
     # -- documents -> parsed sentences ------------------------------------------------
     def _iter_parsed(self, X):
         """One list of ParsedSentence per document of ``X`` (consumed once)."""
+        check_not_bag(X, "DependencyBagOfWords")
         if isinstance(X, (str, bytes)):
             raise ValueError("Iterable over parsed documents expected, string object "
                              "received. Wrap a single CoNLL-U document in a list: [text].")
