@@ -187,15 +187,18 @@ def standardise(A):
     overflows for data near 1e300. A column is constant when its standard deviation is
     within rounding of zero *relative to its magnitude* (``std <= 10 eps max|a|``), so that
     rescaling the data never turns a varying feature into a constant one. A constant column
-    is scaled by its magnitude (1 when it is all zeros), so that rescaling X rescales every
-    scale with it and a query off the constant value is treated alike at any magnitude.
+    is scaled by its magnitude, a column of zeros by the largest magnitude of the others,
+    so that rescaling the data rescales every scale with it and a query off the constant
+    value is treated alike at any magnitude. Only data that is zero everywhere has no
+    scale: its columns are scaled by 1, and a query is read in its own units.
     """
     size = np.abs(A).max(axis=0) if len(A) else np.zeros(A.shape[1:], A.dtype)
     unit = power_of_two(size)
     mean = (A / unit).mean(axis=0) * unit
     scale = (A / unit).std(axis=0) * unit
     varies = scale > 10 * np.finfo(A.dtype).eps * size
-    constant = np.where(size > 0, size, 1.0)
+    largest = size.max() if size.size else 0.0
+    constant = np.where(size > 0, size, largest if largest > 0 else 1.0)
     return mean, np.where(varies, scale, constant).astype(A.dtype)
 
 
