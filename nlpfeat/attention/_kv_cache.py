@@ -68,10 +68,12 @@ class KeyValueCache(tuple):
 
     @property
     def key(self):
+        """The cached keys, ``self[0]``."""
         return self[0]
 
     @property
     def value(self):
+        """The cached values, ``self[1]``."""
         return self[1]
 
     @property

@@ -447,9 +447,11 @@ class MultiHeadAttention(Layer):
             As ``torch.nn.MultiheadAttention.forward``. With a cache, the masks cover the
             cached keys and the new ones (``S = past + new``).
         past_key_value : KeyValueCache or (key, value) tuple, default=None
-            The cache a previous call returned: its keys and values come before this
-            call's, and the queries and new keys sit at positions ``past, past + 1, ...``
-            (rotary angles and the causal mask are offset by the cache length).
+            The cache a previous call returned (self-attention decoding): this call's keys
+            and values are appended to its own, and the queries and new keys sit at
+            positions ``past, past + 1, ...`` (rotary angles and the causal mask are
+            offset by the cache length). Only ``normalization="softmax"`` decodes: the
+            other two normalise over queries a step cannot see.
         use_cache : bool, default=False
             Also return the cache holding the past and the new keys and values.
 
@@ -471,14 +473,8 @@ class MultiHeadAttention(Layer):
             key_padding_mask = None if key_padding_mask is None else np.asarray(
                 key_padding_mask)[None]
         B, L, _ = q_in.shape
-        past = check_past_key_value(past_key_value, B, self.n_kv_heads, self.qk_head_dim,
-                                    self.v_head_dim, self.dtype, unbatched)
+        past = self._checked_past(past_key_value, B, unbatched)
         n_past = 0 if past is None else past[0].shape[2]
-        if past is not None and self.normalization != "softmax":
-            raise ValueError(
-                f"normalization={self.normalization!r} normalises over the queries too, and "
-                f"a decoding step cannot see the later ones: past_key_value would give "
-                f"other weights than the full forward. Decode with normalization='softmax'.")
         q, k, v = self._projections(q_in, k_in, v_in)
         q, k, rope_q, rope_k = self._rotate(q, k, n_past)
         store = None
@@ -498,6 +494,17 @@ class MultiHeadAttention(Layer):
             return out, weights
         return out, weights, KeyValueCache(k[0], v[0], store) if unbatched else \
             KeyValueCache(k, v, store)
+
+    def _checked_past(self, past_key_value, batch, unbatched):
+        """The cache as batched (key, value) arrays, or None; errors say what fits."""
+        past = check_past_key_value(past_key_value, batch, self.n_kv_heads,
+                                    self.qk_head_dim, self.v_head_dim, self.dtype, unbatched)
+        if past is not None and self.normalization != "softmax":
+            raise ValueError(
+                f"normalization={self.normalization!r} normalises over the queries too, and "
+                f"a decoding step cannot see the later ones: past_key_value would give "
+                f"other weights than the full forward. Decode with normalization='softmax'.")
+        return past
 
     def _attend(self, q, k, v, mask):
         """Scores, normalisation, dropout, pooling and output projection -> (output
