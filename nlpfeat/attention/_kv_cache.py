@@ -97,7 +97,7 @@ def check_past_key_value(past, batch, n_kv_heads, qk_head_dim, v_head_dim, dtype
                         f"use_cache=True) returned, got {type(past).__name__}.")
     lead = () if unbatched else (batch,)
     key, value = (np.asarray(a, dtype=dtype) for a in past)
-    expect_k = lead + (n_kv_heads, key.shape[-2] if key.ndim else 0, qk_head_dim)
+    expect_k = lead + (n_kv_heads, key.shape[-2] if key.ndim >= 2 else 0, qk_head_dim)
     expect_v = lead + (n_kv_heads, expect_k[-2], v_head_dim)
     if key.shape != expect_k or value.shape != expect_v:
         where = "" if unbatched else "batch, "

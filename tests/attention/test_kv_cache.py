@@ -153,6 +153,8 @@ def test_bad_caches_are_rejected_with_the_expected_shapes():
         mha.forward(tok, tok, tok, past_key_value=(cache.key[:, :1], cache.value))
     with pytest.raises(ValueError, match="same batch"):
         mha.forward(tok[:1], tok[:1], tok[:1], past_key_value=cache)
+    with pytest.raises(ValueError, match="past_key_value must hold key"):
+        mha.forward(tok, tok, tok, past_key_value=(np.zeros(3), cache.value))
     with pytest.raises(TypeError, match=r"\(key, value\) pair"):
         mha.forward(tok, tok, tok, past_key_value=cache.key)
     with pytest.raises(ValueError, match="S counts the cached keys"):
