@@ -22,7 +22,7 @@ class _Store:
     them; ``length`` positions are filled. Only the cache that views all of them may
     append in place, so no cache ever sees another's later tokens."""
 
-    __slots__ = ("key", "value", "length")
+    __slots__ = ("key", "length", "value")
 
     def __init__(self, key, value, length):
         self.key, self.value, self.length = key, value, length
