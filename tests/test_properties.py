@@ -395,12 +395,13 @@ def test_nw_classifier_probabilities_are_distributions(data, kernel, draw):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @examples(150)
 @given(nw_data(bandwidths=False, max_n=12), st.sampled_from(["gaussian", "additive",
-                                                              "scaled_dot"]),
+                                                              "scaled_dot", "multidim"]),
        st.integers(1, 2))
 @counted
 def test_attention_regressor_weights_are_distributions(data, score_func, n_heads):
     X, y, Xq, _ = data
-    reg = AttentionRegressor(score_func, n_heads=n_heads, d_k=2, max_iter=2,
+    reg = AttentionRegressor(score_func, n_heads=n_heads,
+                             d_k=None if score_func == "multidim" else 2, max_iter=2,
                              random_state=0).fit(X, y)
     W = reg.attention_weights(Xq, per_head=True)
     assert W.shape == (n_heads, len(Xq), len(X))

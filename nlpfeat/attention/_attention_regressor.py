@@ -41,16 +41,21 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    score_func : {"gaussian", "additive", "scaled_dot"}, default="gaussian"
+    score_func : {"gaussian", "additive", "scaled_dot", "multidim"}, default="gaussian"
         ``"gaussian"``: ``-|(x - x_i) W|^2 / 2`` with one learned projection ``W``
         (d, d_k) per head, a learned metric; with ``d_k = d = 1`` it is the textbook
         ``-((x - x_i) w)^2 / 2``. ``"additive"``: ``v^T tanh(x W_q + x_i W_k)``.
         ``"scaled_dot"``: ``(x W_q + b_q)(x_i W_k)^T / sqrt(d_k)`` (a key bias would cancel).
+        ``"multidim"``: ``tanh(x W_q + x_i W_k)`` with one entry per output, each output
+        normalised over the memory with its own weights (multi-dimensional attention). Its
+        scores lie in (-1, 1) and rise or fall with ``x_i W_k`` whatever the query, so one
+        head cannot single out the samples near a query: on the example below R^2 is
+        -0.02 with one head, 0.62 with four mixed by the value head (Gaussian: 0.94).
     n_heads : int, default=1
         Attention heads, each with its own scoring parameters.
     d_k : int, default=None
         Projection width per head; None means ``n_features`` for ``"gaussian"`` and 8
-        otherwise.
+        otherwise. ``"multidim"`` has one hidden unit per output and takes no ``d_k``.
     value_head : bool, default=True
         Learn the mixing weights (and a bias) of the heads' outputs. False averages the
         heads, so with one head the prediction is exactly a Nadaraya-Watson estimate.
@@ -95,7 +100,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     ----------
     params_ : dict of str -> ndarray
         Learned parameters, in standardised units (inputs and targets are standardised
-        internally): ``W`` (H, d, d_k) or ``W_q``, ``W_k`` (and ``b_q`` or ``v``),
+        internally): ``W`` (H, d, d_k) or ``W_q``, ``W_k`` (and ``b_q`` or ``v``; (H,
+        n_outputs, d) for ``"multidim"``),
         ``value_weight`` (H, n_outputs), ``value_bias`` (n_outputs,).
     memory_X_ : ndarray of shape (n_samples, n_features)
         The standardised training inputs (the keys).
@@ -154,7 +160,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "score_func": [StrOptions({"gaussian", "additive", "scaled_dot"})],
+        "score_func": [StrOptions({"gaussian", "additive", "scaled_dot", "multidim"})],
         "n_heads": [Interval(Integral, 1, None, closed="left")],
         "d_k": [Interval(Integral, 1, None, closed="left"), None],
         "value_head": ["boolean"],
@@ -208,6 +214,9 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         """
         X, y = validate_data(self, check_2d(X), y, dtype=self.dtype, y_numeric=True,
                              multi_output=True)
+        if self.score_func == "multidim" and self.d_k is not None:
+            raise ValueError(f"score_func='multidim' has one hidden unit per output, so it "
+                             f"takes no d_k (got d_k={self.d_k}); leave d_k=None.")
         rng = check_random_state(self.random_state)
         Y = np.asarray(y, dtype=self.dtype).reshape(len(y), -1)
         self._y_1d = y.ndim == 1
@@ -236,7 +245,10 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
 
     def _row_bytes(self):
         n_mem = len(self.memory_X_)
-        width = 3 + (self.params_["v"].shape[-1] if "v" in self.params_ else 0)
+        if self.score_func == "multidim":  # scores, weights and tanh' per output
+            width = 3 * self.memory_y_.shape[1]
+        else:
+            width = 3 + (self.params_["v"].shape[-1] if "v" in self.params_ else 0)
         return self.n_heads * n_mem * width * np.dtype(self.dtype).itemsize
 
     def predict(self, X):
@@ -264,7 +276,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         """Attention of each query over the memory (the whole training set).
 
         nlpfeat's convention for every estimator: ``(n_queries, n_keys)``, averaged over
-        heads; ``per_head=True`` adds a leading heads axis.
+        heads; ``per_head=True`` adds a leading heads axis. ``"multidim"`` weights each
+        output on its own; these are their mean over the outputs.
 
         Parameters
         ----------
@@ -284,6 +297,8 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         def fill(rows):
             S, _ = _scores(self.params_, self.score_func, Xq[rows], self.memory_X_)
             W = masked_softmax(S, None)
+            if W.ndim == 4:  # "multidim": one set of weights per output, averaged
+                W = W.mean(axis=1)
             if per_head:
                 out[:, rows] = W
             else:

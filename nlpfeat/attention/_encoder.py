@@ -44,7 +44,7 @@ class TransformerEncoderLayer(Layer):
         transformer); True: pre-norm ``x = x + sa(norm1(x)); x = x + ff(norm2(x))``.
     layer_norm_eps : float, default=1e-5
     bias : bool, default=True
-    n_kv_heads, causal, score_func, normalization, rope :
+    n_kv_heads, qk_head_dim, v_head_dim, causal, score_func, normalization, rope :
         Passed to :class:`MultiHeadAttention`.
     rng : None, int or numpy.random.Generator, default=None
         Initialisation and every dropout.
@@ -69,14 +69,15 @@ class TransformerEncoderLayer(Layer):
 
     def __init__(self, d_model, n_heads, dim_feedforward=2048, dropout=0.1, activation="relu",
                  *, norm_first=False, layer_norm_eps=1e-5, bias=True, n_kv_heads=None,
-                 causal=False, score_func="scaled_dot", normalization="softmax", rope=False,
-                 rng=None, dtype=np.float64):
+                 qk_head_dim=None, v_head_dim=None, causal=False, score_func="scaled_dot",
+                 normalization="softmax", rope=False, rng=None, dtype=np.float64):
         super().__init__(dtype)
         rng = check_rng(rng)
         self.d_model, self.n_heads, self.norm_first = int(d_model), int(n_heads), norm_first
         self.self_attn = MultiHeadAttention(
-            d_model, n_heads, n_kv_heads, bias=bias, causal=causal, dropout=dropout,
-            score_func=score_func, normalization=normalization, rope=rope, rng=rng, dtype=dtype)
+            d_model, n_heads, n_kv_heads, qk_head_dim=qk_head_dim, v_head_dim=v_head_dim,
+            bias=bias, causal=causal, dropout=dropout, score_func=score_func,
+            normalization=normalization, rope=rope, rng=rng, dtype=dtype)
         self.linear1 = Linear(d_model, dim_feedforward, bias, rng=rng, dtype=dtype)
         self.linear2 = Linear(dim_feedforward, d_model, bias, rng=rng, dtype=dtype)
         self.norm1 = LayerNorm(d_model, layer_norm_eps, bias=bias, dtype=dtype)
@@ -91,11 +92,12 @@ class TransformerEncoderLayer(Layer):
     def attn_weights(self):
         return self.self_attn.attn_weights
 
-    def _sa(self, x, src_mask, src_key_padding_mask, is_causal):
-        out, _ = self.self_attn.forward(x, x, x, key_padding_mask=src_key_padding_mask,
-                                        attn_mask=src_mask, is_causal=is_causal,
-                                        need_weights=False)
-        return self.dropout1.forward(out)
+    def _sa(self, x, src_mask, src_key_padding_mask, is_causal, past_key_value, use_cache):
+        out = self.self_attn.forward(x, x, x, key_padding_mask=src_key_padding_mask,
+                                     attn_mask=src_mask, is_causal=is_causal,
+                                     need_weights=False, past_key_value=past_key_value,
+                                     use_cache=use_cache)
+        return self.dropout1.forward(out[0]), (out[2] if use_cache else None)
 
     def _sa_backward(self, d):
         d_x, d_k, d_v = self.self_attn.backward(self.dropout1.backward(d))
@@ -109,14 +111,28 @@ class TransformerEncoderLayer(Layer):
         d = self.linear2.backward(self.dropout2.backward(d))
         return self.linear1.backward(self.activation.backward(self.dropout.backward(d)))
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        """src: (batch, L, d_model) -> (batch, L, d_model); masks as torch's ``forward``."""
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False,
+                past_key_value=None, use_cache=False):
+        """src: (batch, L, d_model) -> (batch, L, d_model); masks as torch's ``forward``.
+
+        ``past_key_value`` and ``use_cache`` decode incrementally, as in
+        :meth:`MultiHeadAttention.forward`: with ``use_cache=True`` the result is
+        ``(output, cache)``, the self-attention's
+        :class:`~nlpfeat.attention.layers.KeyValueCache`. Each position
+        of the feed-forward block and the norms is computed on its own, so decoding token
+        by token with a causal layer equals the full forward.
+        """
         x = check_input(src, "src", self.d_model, self.dtype, (3,), "(batch, seq_len, d_model)")
+        sa = (src_mask, src_key_padding_mask, is_causal, past_key_value, use_cache)
         if self.norm_first:
-            x = x + self._sa(self.norm1.forward(x), src_mask, src_key_padding_mask, is_causal)
-            return x + self._ff(self.norm2.forward(x))
-        x = self.norm1.forward(x + self._sa(x, src_mask, src_key_padding_mask, is_causal))
-        return self.norm2.forward(x + self._ff(x))
+            h, cache = self._sa(self.norm1.forward(x), *sa)
+            x = x + h
+            out = x + self._ff(self.norm2.forward(x))
+        else:
+            h, cache = self._sa(x, *sa)
+            x = self.norm1.forward(x + h)
+            out = self.norm2.forward(x + self._ff(x))
+        return (out, cache) if use_cache else out
 
     def backward(self, d_output):
         """d_output: (batch, L, d_model) -> d_src; fills ``grads``."""

@@ -11,6 +11,8 @@ from nlpfeat.attention._scores import (  # the scoring functions are part of thi
     additive_score_backward,
     gaussian_score,
     gaussian_score_backward,
+    multidim_score,
+    multidim_score_backward,
     scaled_dot_score,
     scaled_dot_score_backward,
 )
@@ -24,10 +26,12 @@ __all__ = [
     "gaussian_score",
     "gaussian_score_backward",
     "key_padding_mask",
+    "mask_to_additive",
     "masked_softmax",
     "masked_softmax_backward",
-    "mask_to_additive",
     "mse_loss",
+    "multidim_score",
+    "multidim_score_backward",
     "scaled_dot_score",
     "scaled_dot_score_backward",
     "sinkhorn",
@@ -63,20 +67,24 @@ def mask_to_additive(mask, dtype=np.float64):
     return mask.astype(dtype, copy=False)
 
 
-def causal_mask(n_queries, n_keys=None):
-    """Boolean causal mask: query ``i`` may not attend to key ``j > i``.
+def causal_mask(n_queries, n_keys=None, offset=0):
+    """Boolean causal mask: query ``i`` may not attend to key ``j > i + offset``.
 
     Parameters
     ----------
     n_queries : int
     n_keys : int, default=None
-        Defaults to ``n_queries``.
+        Defaults to ``n_queries + offset``.
+    offset : int, default=0
+        Position of the first query: the number of earlier keys (a key/value cache) that
+        every query may see.
 
     Returns
     -------
     mask : ndarray of bool, shape (n_queries, n_keys)
         ``True`` above the diagonal (masked), as torch's
-        ``nn.Transformer.generate_square_subsequent_mask``.
+        ``nn.Transformer.generate_square_subsequent_mask``; with an ``offset`` the
+        diagonal starts at key ``offset`` (queries at positions ``offset, offset + 1, ...``).
 
     Examples
     --------
@@ -85,9 +93,15 @@ def causal_mask(n_queries, n_keys=None):
     array([[0, 1, 1],
            [0, 0, 1],
            [0, 0, 0]])
+    >>> causal_mask(2, offset=2).astype(int)
+    array([[0, 0, 0, 1],
+           [0, 0, 0, 0]])
     """
-    n_keys = n_queries if n_keys is None else n_keys
-    return np.triu(np.ones((n_queries, n_keys), dtype=bool), k=1)
+    offset = int(offset)
+    if offset < 0:
+        raise ValueError(f"offset must be a non-negative int, got {offset}.")
+    n_keys = n_queries + offset if n_keys is None else n_keys
+    return np.triu(np.ones((n_queries, n_keys), dtype=bool), k=1 + offset)
 
 
 def key_padding_mask(lengths, max_len=None):
@@ -215,6 +229,18 @@ def sinkhorn(scores, mask=None, n_iter=3):
     ``L <- L - logsumexp(L, axis=-1)`` to the log-weights ``L``, so rows and columns are
     coupled instead of each query normalising on its own. Both marginals then carry the same
     total mass, so the iterations converge for any shape (without a mask that forbids it).
+
+    A few rounds only approach the column sums: with the default 3, on i.i.d. N(0, 1)
+    scores of 10 x 10 matrices, columns are off by 0.2% on average and by up to 7.5%
+    (scores of spread 2: 3.0% and 30%; ``benchmarks/RESULTS.md``).
+
+    A causal mask forbids the doubly stochastic limit. Query 0 sees key 0 only, so column 0
+    holds weight 1 before any other query gives key 0 anything; every later query must then
+    give it zero, and so on down the diagonal: the only doubly stochastic lower-triangular
+    matrix is the identity. The iterations drift towards it (each token attending to itself
+    alone, whatever the scores) and never reach it with finite scores: after 3 rounds the
+    columns of 10 x 10 causal matrices are off by 29% on average, the diagonal holds half
+    the weight, and after 100 rounds 94% of it.
 
     References
     ----------

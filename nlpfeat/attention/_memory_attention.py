@@ -3,13 +3,17 @@
 The queries are samples, the keys and values the memory (training inputs and standardised
 targets). Per head ``h`` a score ``S_h[i, j] = a_h(x_i, m_j)`` is computed, normalised by a
 masked softmax over the memory, and the head's output is the weighted mean of the memory's
-targets; a linear value head mixes the heads. Every function here has its backward.
+targets; a linear value head mixes the heads. The multi-dimensional score gives one score
+per target column instead, ``S_h[o, i, j]``, each normalised over the memory on its own:
+output ``o`` of head ``h`` is then a weighted mean of column ``o`` of the targets with its
+own weights. Every function here has its backward.
 
 Shapes: queries ``Xq`` (B, d), memory ``Xm`` (M, d), targets ``Ym`` (M, o); parameters
 are stacked over heads: ``W`` (H, d, d_k) for the Gaussian score; ``W_q``, ``W_k``
 (H, d, d_k) and ``b_q`` (H, d_k) for the scaled dot product; ``W_q``, ``W_k`` (H, d_k, d)
 (PyTorch's (out, in) layout, as :func:`~nlpfeat.attention.functional.additive_score`
-takes them) and ``v`` (H, d_k) for the additive score; ``value_weight`` (H, o) and
+takes them) and ``v`` (H, d_k) for the additive score; ``W_q``, ``W_k`` (H, o, d) for the
+multi-dimensional score (one hidden unit per output); ``value_weight`` (H, o) and
 ``value_bias`` (o,) for the value head. The scores themselves are the functions of
 :mod:`nlpfeat.attention.functional`.
 """
@@ -22,6 +26,8 @@ from nlpfeat.attention._functional import (
     gaussian_score_backward,
     masked_softmax,
     masked_softmax_backward,
+    multidim_score,
+    multidim_score_backward,
     scaled_dot_score,
     scaled_dot_score_backward,
 )
@@ -42,6 +48,9 @@ def init_memory_params(score_func, n_features, n_outputs, n_heads, d_k, n_memory
     if score_func == "gaussian":
         bandwidth = max(n_memory, 2) ** (-1.0 / (d + 4))
         params["W"] = rng.normal(size=(H, d, d_k)) / np.sqrt(d_k) / bandwidth
+    elif score_func == "multidim":
+        for name in ("W_q", "W_k"):
+            params[name] = rng.uniform(-1, 1, size=(H, n_outputs, d)) / np.sqrt(d)
     else:
         shape = (H, d, d_k) if score_func == "scaled_dot" else (H, d_k, d)
         for name in ("W_q", "W_k"):
@@ -56,7 +65,7 @@ def init_memory_params(score_func, n_features, n_outputs, n_heads, d_k, n_memory
 
 
 def _scores(params, score_func, Xq, Xm):
-    """Scores (H, B, M) and the cache their backward needs."""
+    """Scores (H, B, M), (H, o, B, M) for "multidim", and the cache their backward needs."""
     if score_func == "gaussian":
         q, k = Xq @ params["W"], Xm @ params["W"]                       # (H, B|M, d_k)
         return gaussian_score(q, k), (q, k)
@@ -64,11 +73,16 @@ def _scores(params, score_func, Xq, Xm):
         q = Xq @ params["W_q"] + params["b_q"][:, None, :]                # (H, B, d_k)
         k = Xm @ params["W_k"]                                            # (H, M, d_k)
         return scaled_dot_score(q, k), (q, k)
+    if score_func == "multidim":
+        return multidim_score(Xq, Xm, params["W_q"], params["W_k"])
     return additive_score(Xq, Xm, params["W_q"], params["W_k"], params["v"])
 
 
 def _scores_backward(dS, cache, score_func, Xq, Xm):
-    """Gradients of the score parameters given dS (H, B, M)."""
+    """Gradients of the score parameters given dS (shaped as the scores)."""
+    if score_func == "multidim":
+        _, _, d_w_q, d_w_k = multidim_score_backward(dS, cache)
+        return {"W_q": d_w_q, "W_k": d_w_k}
     if score_func == "additive":
         _, _, d_w_q, d_w_k, d_v = additive_score_backward(dS, cache)
         return {"W_q": d_w_q, "W_k": d_w_k, "v": d_v}
@@ -77,6 +91,21 @@ def _scores_backward(dS, cache, score_func, Xq, Xm):
     if score_func == "gaussian":
         return {"W": Xq.T @ dq + Xm.T @ dk}
     return {"W_q": Xq.T @ dq, "b_q": dq.sum(1), "W_k": Xm.T @ dk}
+
+
+def _pool(A, Ym):
+    """Heads' outputs (H, B, o): weights (H, B, M) shared by the outputs, or (H, o, B, M)
+    with one set per output (multi-dimensional)."""
+    if A.ndim == 3:
+        return A @ Ym
+    return (A @ Ym.T[:, :, None])[..., 0].swapaxes(-1, -2)   # (H, o, B, 1) -> (H, B, o)
+
+
+def _pool_backward(d_heads, A, Ym):
+    """Gradient of :func:`_pool` with respect to the weights A."""
+    if A.ndim == 3:
+        return d_heads @ Ym.T
+    return d_heads.swapaxes(-1, -2)[..., None] * Ym.T[:, None, :]   # (H, o, B, M)
 
 
 class MemoryAttention:
@@ -100,8 +129,8 @@ class MemoryAttention:
     def forward(self, Xq, Xm, Ym, mask=None):
         """Predictions (B, o) and the cache for :meth:`backward`."""
         S, score_cache = _scores(self.params, self.score_func, Xq, Xm)
-        A = masked_softmax(S, None if mask is None else mask[None])        # (H, B, M)
-        heads = A @ Ym                                                     # (H, B, o)
+        A = masked_softmax(S, None if mask is None else mask[None])   # (H, [o,] B, M)
+        heads = _pool(A, Ym)                                           # (H, B, o)
         pred = np.einsum("hbo,ho->bo", heads, self.params["value_weight"])
         pred += self.params["value_bias"]
         return pred, (Xq, Xm, Ym, score_cache, A, heads)
@@ -109,9 +138,8 @@ class MemoryAttention:
     def backward(self, dpred, cache):
         """Fill ``self.grads`` from the loss gradient ``dpred`` (B, o)."""
         Xq, Xm, Ym, score_cache, A, heads = cache
-        vw = self.params["value_weight"]
-        dA = (dpred[None] * vw[:, None, :]) @ Ym.T                          # (H, B, M)
-        dS = masked_softmax_backward(dA, A)
+        d_heads = dpred[None] * self.params["value_weight"][:, None, :]   # (H, B, o)
+        dS = masked_softmax_backward(_pool_backward(d_heads, A, Ym), A)
         self.grads = _scores_backward(dS, score_cache, self.score_func, Xq, Xm)
         self.grads["value_weight"] = np.einsum("hbo,bo->ho", heads, dpred)
         self.grads["value_bias"] = dpred.sum(0)

@@ -1,8 +1,11 @@
 """Attention scoring functions ``a(q, k)``, each with its backward.
 
-Scaled dot-product (the transformer's), additive (Bahdanau's small MLP) and Gaussian (the
-parametric Nadaraya-Watson score). All take (..., n_queries, d) queries and (..., n_keys, d)
-keys and return (..., n_queries, n_keys) scores in the inputs' dtype.
+Scaled dot-product (the transformer's), additive (Bahdanau's small MLP), Gaussian (the
+parametric Nadaraya-Watson score) and multi-dimensional (DiSAN's one score per feature).
+All take (..., n_queries, d) queries and (..., n_keys, d) keys and return
+(..., n_queries, n_keys) scores in the inputs' dtype; the multi-dimensional score puts its
+features on an axis before those two, so every normalisation over queries or keys applies
+to it unchanged.
 """
 import numpy as np
 
@@ -11,6 +14,8 @@ __all__ = [
     "additive_score_backward",
     "gaussian_score",
     "gaussian_score_backward",
+    "multidim_score",
+    "multidim_score_backward",
     "scaled_dot_score",
     "scaled_dot_score_backward",
 ]
@@ -119,6 +124,73 @@ def additive_score_backward(d_scores, cache):
     d_w_q = _sum_to_shape(d_aq.swapaxes(-1, -2) @ queries, w_q.shape)
     d_w_k = _sum_to_shape(d_ak.swapaxes(-1, -2) @ keys, w_k.shape)
     return d_queries, d_keys, d_w_q, d_w_k, d_v
+
+
+def multidim_score(queries, keys, w_q, w_k):
+    """Multi-dimensional (per-feature) scores ``tanh(W_q q + W_k k)``, one per feature.
+
+    The additive score without its output vector ``v``: instead of one scalar per
+    (query, key) pair, each of the ``n_features`` hidden units is a score of its own, so a
+    softmax over the keys for each feature lets every output feature weight the keys its
+    own way (DiSAN's multi-dimensional attention).
+
+    Parameters
+    ----------
+    queries : ndarray of shape (..., n_queries, d_q)
+    keys : ndarray of shape (..., n_keys, d_k)
+    w_q : ndarray of shape (..., n_features, d_q), broadcast over the leading axes
+    w_k : ndarray of shape (..., n_features, d_k)
+
+    Returns
+    -------
+    scores : ndarray of shape (..., n_features, n_queries, n_keys)
+        The features come before the (query, key) axes, so a softmax over the last axis
+        normalises each feature over the keys.
+    cache : tuple for :func:`multidim_score_backward`.
+
+    Notes
+    -----
+    The scores lie in (-1, 1): for one feature no key can get more than
+    :math:`e^2 \\approx 7.4` times the weight of another. DiSAN widens that range with
+    ``c tanh(x / c)``; this function keeps the plain ``tanh`` of the definition.
+
+    References
+    ----------
+    Shen, T. et al. (2018). DiSAN: Directional Self-Attention Network for RNN/CNN-Free
+    Language Understanding. AAAI.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import multidim_score
+    >>> s, _ = multidim_score(np.ones((1, 2)), np.zeros((3, 2)), np.eye(2), np.eye(2))
+    >>> s.shape, s[:, 0, 0].round(3)
+    ((2, 1, 3), array([0.762, 0.762]))
+    """
+    a_q = (queries @ w_q.swapaxes(-1, -2)).swapaxes(-1, -2)  # (..., F, n_q)
+    a_k = (keys @ w_k.swapaxes(-1, -2)).swapaxes(-1, -2)  # (..., F, n_k)
+    scores = np.tanh(a_q[..., :, :, None] + a_k[..., :, None, :])  # (..., F, n_q, n_k)
+    return scores, (queries, keys, w_q, w_k, scores)
+
+
+def multidim_score_backward(d_scores, cache):
+    """Gradients ``(d_queries, d_keys, d_w_q, d_w_k)`` of :func:`multidim_score`.
+
+    Examples
+    --------
+    >>> from nlpfeat.attention.functional import multidim_score, multidim_score_backward
+    >>> s, cache = multidim_score(np.ones((1, 2)), np.ones((3, 2)), np.eye(2), np.eye(2))
+    >>> [g.shape for g in multidim_score_backward(np.ones_like(s), cache)]
+    [(1, 2), (3, 2), (2, 2), (2, 2)]
+    """
+    queries, keys, w_q, w_k, scores = cache
+    d_pre = d_scores * (1.0 - scores * scores)  # tanh' = 1 - tanh^2
+    d_aq = d_pre.sum(axis=-1).swapaxes(-1, -2)  # (..., n_q, F)
+    d_ak = d_pre.sum(axis=-2).swapaxes(-1, -2)  # (..., n_k, F)
+    d_queries = _sum_to_shape(d_aq @ w_q, queries.shape)
+    d_keys = _sum_to_shape(d_ak @ w_k, keys.shape)
+    d_w_q = _sum_to_shape(d_aq.swapaxes(-1, -2) @ queries, w_q.shape)
+    d_w_k = _sum_to_shape(d_ak.swapaxes(-1, -2) @ keys, w_k.shape)
+    return d_queries, d_keys, d_w_q, d_w_k
 
 
 def gaussian_score(queries, keys, w=1.0):

@@ -19,6 +19,8 @@ from nlpfeat.attention._functional import (  # noqa: F401
     masked_softmax,
     masked_softmax_backward,
     mse_loss,
+    multidim_score,
+    multidim_score_backward,
     scaled_dot_score,
     scaled_dot_score_backward,
     sinkhorn,

@@ -14,7 +14,12 @@ from nlpfeat.attention import (
     SequenceAttentionRegressor,
     TrainingDivergedError,
 )
-from nlpfeat.attention._memory_attention import MemoryAttention, init_memory_params
+from nlpfeat.attention._memory_attention import (
+    MemoryAttention,
+    _scores,
+    init_memory_params,
+)
+from nlpfeat.attention.functional import masked_softmax
 from nlpfeat.datasets import make_nw_regression
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -33,14 +38,14 @@ def seq_data(n=48, L=5, d=2, seed=0):
     return X, X[:, :, 0].sum(axis=1)
 
 
-SMALL_SEQ = dict(n_layers=1, d_model=8, n_heads=2, dim_feedforward=16, max_iter=3,
-                 random_state=0)
+SMALL_SEQ = {"n_layers": 1, "d_model": 8, "n_heads": 2, "dim_feedforward": 16, "max_iter": 3,
+             "random_state": 0}
 
 
 # --------------------------------------------------------------------------- the core
 
 
-@pytest.mark.parametrize("score_func", SCORES)
+@pytest.mark.parametrize("score_func", [*SCORES, "multidim"])
 @pytest.mark.parametrize("n_heads", [1, 3])
 def test_memory_attention_backward_matches_finite_differences(score_func, n_heads):
     rng = np.random.RandomState(1)
@@ -141,6 +146,26 @@ def test_attention_weights_shape_and_rows(toy, score_func):
     mean = reg.attention_weights(X[:7])                 # the convention: (n_queries, n_keys)
     assert mean.shape == (7, len(X))
     np.testing.assert_allclose(mean, weights.mean(axis=0), rtol=1e-12)
+
+
+def test_multidim_weights_each_output_on_its_own(toy):
+    X, y = toy
+    Y = np.column_stack([y, -y, np.sign(y)])
+    reg = AttentionRegressor("multidim", n_heads=2, max_iter=2, random_state=0).fit(X, Y)
+    assert reg.params_["W_q"].shape == (2, 3, 1)          # (heads, outputs, features)
+    per_output = masked_softmax(_scores(reg.params_, "multidim", reg._queries(X[:4]),
+                                        reg.memory_X_)[0])
+    assert per_output.shape == (2, 3, 4, len(X))
+    heads = reg.attention_weights(X[:4], per_head=True)
+    np.testing.assert_allclose(heads, per_output.mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(reg.attention_weights(X[:4]).sum(-1), 1.0, rtol=1e-12)
+    pred = (per_output @ reg.memory_y_.T[:, :, None])[..., 0]   # (heads, outputs, queries)
+    pred = np.einsum("hoq,ho->qo", pred, reg.params_["value_weight"]) + reg.params_[
+        "value_bias"]
+    np.testing.assert_allclose(reg.predict(X[:4]), pred * reg.y_scale_ + reg.y_mean_,
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="takes no d_k"):
+        AttentionRegressor("multidim", d_k=4).fit(X, y)
 
 
 def test_working_memory_and_memory_subsampling(toy):

@@ -12,6 +12,7 @@ from nlpfeat.attention.layers import (
     LearnedPositionalEncoding,
     Linear,
     MultiHeadAttention,
+    MultiHeadAttentionWrapper,
     ReLU,
     RotaryEmbedding,
     Sequential,
@@ -94,6 +95,14 @@ MHA_OPTIONS = {
     "dropout": {"dropout": 0.3},
     "gqa_kdim_vdim_no_bias": {"n_kv_heads": 2, "kdim": 5, "vdim": 7, "bias": False},
     "sinkhorn_causal": {"normalization": "sinkhorn", "causal": True, "sinkhorn_iters": 5},
+    "multidim": {"score_func": "multidim"},
+    "multidim_gqa_widths_rope": {"score_func": "multidim", "n_kv_heads": 2, "qk_head_dim": 2,
+                                 "v_head_dim": 3, "rope": True, "causal": True},
+    "multidim_sinkhorn_dropout": {"score_func": "multidim", "normalization": "sinkhorn",
+                                  "dropout": 0.2},
+    "query_softmax": {"normalization": "query_softmax"},
+    "widths_mqa_no_bias": {"qk_head_dim": 1, "v_head_dim": 5, "n_kv_heads": 1, "bias": False},
+    "widths_additive": {"score_func": "additive", "qk_head_dim": 3, "v_head_dim": 1},
 }
 
 
@@ -159,6 +168,7 @@ ENCODER_OPTIONS = {
     "dropout": {"dropout": 0.2},
     "sinkhorn_additive": {"normalization": "sinkhorn", "score_func": "additive",
                           "norm_first": True},
+    "multidim_widths": {"score_func": "multidim", "qk_head_dim": 2, "v_head_dim": 6},
 }
 
 
@@ -183,6 +193,9 @@ def test_encoder_layer_with_padding_mask_backward():
     lambda dt: Linear(6, 6, rng=0, dtype=dt),
     lambda dt: LayerNorm(6, dtype=dt),
     lambda dt: MultiHeadAttention(6, 3, n_kv_heads=1, rope=True, dropout=0.1, rng=0, dtype=dt),
+    lambda dt: MultiHeadAttention(6, 3, score_func="multidim", qk_head_dim=2, v_head_dim=4,
+                                  normalization="query_softmax", rng=0, dtype=dt),
+    lambda dt: MultiHeadAttentionWrapper(6, 2, 2, causal=True, dropout=0.1, rng=0, dtype=dt),
     lambda dt: TransformerEncoderLayer(6, 3, 8, activation="gelu", rng=0, dtype=dt),
     lambda dt: Sequential(SinusoidalPositionalEncoding(6, dtype=dt),
                           LearnedPositionalEncoding(5, 6, rng=0, dtype=dt), GELU(), ReLU()),
@@ -275,7 +288,8 @@ def test_astype_and_zero_grad():
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"kdim": 5, "vdim": 3}, {"n_kv_heads": 1},
-                                    {"score_func": "additive"}, {"bias": False}])
+                                    {"score_func": "additive"}, {"bias": False},
+                                    {"score_func": "multidim", "v_head_dim": 3}])
 def test_multihead_attention_initialises_every_parameter_from_its_table(kwargs):
     from nlpfeat.attention._mha import _INIT
 
