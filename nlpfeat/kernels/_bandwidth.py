@@ -39,19 +39,30 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
     n, d = X.shape
     if sparse.issparse(X) or metric == "cosine":
         sub = X[: min(n, 500)]
-        pair = PairwiseScaled(sub, 1.0, metric)
-        D = np.sqrt(pair.sq_dist(pair.query(sub)))
+        # distances in units of a power of two near the largest |x| (exact): squares of
+        # x around 1e-300 or 1e300 would underflow or overflow
+        e = 0 if metric == "cosine" else _exponent(abs(sub).max() if sub.size else 0.0)
+        pair = PairwiseScaled(sub, np.ldexp(1.0, e), metric)
+        D = np.ldexp(np.sqrt(pair.sq_dist(pair.query(sub))), e)
         D = D[np.triu_indices(D.shape[0], 1)]
         D = D[D > 0]
         sigma, d = (float(np.median(D)) if D.size else 1.0), 1
     else:
         size = np.abs(X).max(axis=0) if n else np.zeros(d)
-        sigma = X.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
+        # the deviation of each column in units of a power of two near its largest |x|
+        # (exact), so that squares of x around 1e-300 do not underflow to a zero spread
+        e = np.array([_exponent(v) for v in size], dtype=int)
+        sigma = np.ldexp(np.ldexp(X, -e).std(axis=0, ddof=1), e) if n > 1 else np.zeros(d)
         # A constant feature (no spread beyond rounding) gets its own magnitude, so that
         # the rule stays scale-equivariant; an all-zero one gets 1.
         sigma = np.where(sigma > 10 * EPS * size, sigma, np.where(size > 0, size, 1.0))
     factor = 1.0 if method == "scott" else (4.0 / (d + 2)) ** (1.0 / (d + 4))
     return factor * sigma * max(n, 2) ** (-1.0 / (d + 4))
+
+
+def _exponent(value):
+    """The power of two of a non-negative float (``frexp``'s exponent; 0 for 0)."""
+    return int(np.frexp(float(value))[1]) if value > 0 else 0
 
 
 def default_grid(h0, n_points=_N_GRID):
