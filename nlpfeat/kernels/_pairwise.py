@@ -11,6 +11,8 @@ One home for the three metrics every kernel estimator uses:
 Public API: :func:`kernel_log_weights` (what ``nlpfeat.text`` uses) and
 :func:`log_normalize`.
 """
+import math
+
 import numpy as np
 from scipy import sparse
 
@@ -18,9 +20,41 @@ from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
 
 __all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize",
-           "softmax_rows"]
+           "nearest_mask", "softmax_rows", "tie_tolerance"]
 
 METRICS = ("euclidean", "product", "cosine")
+
+_EPS = 2.0**-52
+
+
+def tie_tolerance(scale, n_features):
+    """Distances within this of the smallest one tie: the rule of every nearest-point path.
+
+    ``scale`` is ``max |z_q| + max |z_i|`` over the query's and the training rows' scaled
+    coordinates. Training points at equal distances in X (an integer grid, repeated
+    rows) land at distances that differ by the rounding of the centred, scaled
+    coordinates, at most ``sqrt(d) * 2 eps * scale``; this bound, with a margin, makes
+    them tie whichever engine or path computed the distances. Plain arithmetic, so that
+    the compiled engine compiles this very function (``numba.njit(tie_tolerance)``).
+    """
+    return 8.0 * math.sqrt(n_features) * _EPS * scale
+
+
+def nearest_mask(Zq, Z, blocked=None):
+    """Boolean (n_q, n_train) mask of each query's nearest training row(s), ties by
+    :func:`tie_tolerance`.
+
+    Dense scaled coordinates; distances are computed feature by feature (``hypot``: no
+    cancellation, no overflow). ``blocked`` (n_q, n_train), if given, marks pairs that
+    may not be chosen (a leave-one-out diagonal); a row must keep one pair open.
+    """
+    D = np.zeros((Zq.shape[0], Z.shape[0]))
+    for f in range(Zq.shape[1]):  # loop over features, not samples
+        np.hypot(D, Zq[:, f, None] - Z[None, :, f], out=D)
+    if blocked is not None:
+        D[blocked] = np.inf
+    scale = np.abs(Zq).max(axis=1, keepdims=True, initial=0.0) + np.abs(Z).max(initial=0.0)
+    return D <= D.min(axis=1, keepdims=True) + tie_tolerance(scale, Zq.shape[1])
 
 
 def check_bandwidth(bandwidth, n_features, metric="euclidean"):
@@ -197,25 +231,19 @@ class PairwiseScaled:
                 return np.square(u, out=u)
         return self.to_u2(self.near_sq_dist(Zq))
 
-    def nearest(self, Zq):
+    def nearest(self, Zq, blocked=None):
         """Boolean (n_q, n_train) mask of each query's nearest training row(s).
 
-        Dense "euclidean"/"product" rows use distances computed feature by feature
-        (``hypot``: no cancellation, no overflow), and rows whose distances differ by
-        less than the rounding of the centred, scaled coordinates tie and share the
-        weight, whichever algorithm asked. Sparse or cosine rows use
-        :meth:`near_sq_dist` (exact ties).
+        Dense "euclidean"/"product" rows: :func:`nearest_mask` (ties within
+        :func:`tie_tolerance`, whichever algorithm asked); ``blocked`` as there. Sparse
+        or cosine rows use :meth:`near_sq_dist` (exact ties).
         """
         if self.metric == "cosine" or sparse.issparse(Zq) or sparse.issparse(self.Z):
             D = self.near_sq_dist(Zq)
+            if blocked is not None:
+                D[blocked] = np.inf
             return D <= D.min(axis=1, keepdims=True)
-        D = np.zeros((Zq.shape[0], self.n_train))
-        for f in range(Zq.shape[1]):  # loop over features, not samples
-            np.hypot(D, Zq[:, f, None] - self.Z[None, :, f], out=D)
-        # |error| of each distance <= sqrt(d) * 2 eps * (|z_q| + |z_i|) (with margin)
-        scale = np.abs(Zq).max(axis=1, keepdims=True) + np.abs(self.Z).max(initial=0.0)
-        tol = 8.0 * np.sqrt(Zq.shape[1]) * np.finfo(np.float64).eps * scale
-        return D <= D.min(axis=1, keepdims=True) + tol
+        return nearest_mask(Zq, self.Z, blocked)
 
     def log_kernel(self, Zq, kern):
         """Unnormalised log kernel (n_q, n_train); -inf outside a compact support."""
