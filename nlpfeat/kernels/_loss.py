@@ -107,6 +107,7 @@ def local_solve(S, R, tol):
     with np.errstate(over="ignore"):    # inf: the whole spread is below the tolerance
         floor = tol * tol / t[:, :, 0]
     keep = sv > np.maximum(_PINV_RCOND * sv[:, :1], floor)
-    inv = np.where(keep, 1.0 / np.where(keep, sv, 1.0), 0.0)             # (c, d)
-    UtR = U.transpose(0, 2, 1) @ (R / t)
-    return Vt.transpose(0, 2, 1) @ (inv[:, :, None] * UtR)              # (c, d, r)
+    # 1 / (sv t) is finite where kept (sv t > tol^2); R is not divided by t, so that a
+    # tiny S beside ordinary offsets (S^+ m for loo-ard) does not overflow
+    inv = np.where(keep, 1.0 / np.where(keep, sv * t[:, :, 0], 1.0), 0.0)  # (c, d)
+    return Vt.transpose(0, 2, 1) @ (inv[:, :, None] * (U.transpose(0, 2, 1) @ R))

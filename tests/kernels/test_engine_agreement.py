@@ -245,3 +245,29 @@ def test_ll_whose_scaled_inputs_underflow_is_a_clear_error(engine):
         _fit(engine, X, X[:, 0], bandwidth=1e300, reg_type="ll")
     model = _fit(engine, X, X[:, 0], bandwidth=1e300)   # local constant: the mean, exactly
     np.testing.assert_allclose(model.predict(X), X[:, 0].mean(), rtol=1e-12)
+
+
+# ------------------------------------------------- found by the property test of the engines
+
+def test_numpy_squared_distances_of_close_pairs_have_no_cancellation():
+    """The GEMM form gave equal rows far from the centre about 1e-16 |z|^2 instead of 0
+    (here 4.5e-13), which a kernel of ``u`` (Laplacian) turns into 1e-6 relative errors
+    of its weights."""
+    from nlpfeat.kernels._pairwise import PairwiseScaled
+
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.normal(size=(5, 3)) * [1.0, 5.0, 0.3] + [0.0, 8.0, 0.0], 2, axis=0)
+    pair = PairwiseScaled(X, 0.05)
+    D2 = pair.sq_dist(pair.query(X))
+    np.testing.assert_array_equal(D2[np.arange(0, 10, 2), np.arange(1, 10, 2)], 0.0)
+    np.testing.assert_allclose(D2, ((X[:, None] - X[None]) ** 2).sum(axis=-1) / 0.05**2,
+                               rtol=1e-12, atol=0)
+
+
+def test_loo_ard_ll_with_underflowing_far_weights_is_finite():
+    """Gaussian weights of 1e-300 beside ordinary offsets: ``S^+ m`` must not overflow
+    (a regression guard of the centred ``loo-ard`` local linear objective)."""
+    X, y = np.array([[0.0], [0.0], [4.0], [6.0], [1.875]]), np.zeros(5)
+    for (loss, grad) in _ard_losses(np.array([0.0946949316606873]), X, y,
+                                    get_kernel("gaussian"), "ll"):
+        assert loss == 0.0 and np.isfinite(grad).all()
