@@ -16,7 +16,14 @@ from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._ll_grad import ll_loo_terms
 from nlpfeat.kernels._loss import EPS, loss_grad, mean_loss, ray_scales
 from nlpfeat.kernels._nadaraya_watson import NWIndex
-from nlpfeat.kernels._pairwise import PairwiseScaled, _share, nearest_mask, softmax_rows
+from nlpfeat.kernels._pairwise import (
+    UNDERFLOW_LOG,
+    PairwiseScaled,
+    _share,
+    nearest_mask,
+    softmax_rows,
+    tie_log_weights,
+)
 
 __all__ = ["default_grid", "loo_ard", "loo_grid", "rule_of_thumb"]
 
@@ -124,9 +131,9 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
                 L = _loo_weights(kern, metric, D2, delta, base, grid[g],
                                  None if scales is None else scales[g])
                 L[diag] = -np.inf
-                W, empty = softmax_rows(L)
+                r = 1.0 if scales is not None else base / grid[g]
+                W, empty = softmax_rows(_loo_tied(pair, L, Zq, diag[1], r))
                 if empty.any():
-                    r = 1.0 if scales is not None else base / grid[g]
                     W[empty] = _share(loo_nearest(pair, Zq[empty], diag[1][empty], r))
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
@@ -156,6 +163,16 @@ def loo_nearest(pair, Zq, self_idx, r=1.0):
     if np.ndim(r) == 0:
         return pair.nearest(Zq, blocked)
     return nearest_mask(Zq * r, pair.Z * r, blocked)
+
+
+def _loo_tied(pair, L, Zq, self_idx, r=1.0):
+    """LOO log weights ``L`` with :func:`~nlpfeat.kernels._pairwise.tie_log_weights`
+    applied to their underflowing rows (ties by :func:`loo_nearest`)."""
+    top = L.max(axis=1)
+    rows = np.flatnonzero(np.isfinite(top) & (top < UNDERFLOW_LOG))
+    if rows.size:
+        L[rows] = tie_log_weights(L[rows], loo_nearest(pair, Zq[rows], self_idx[rows], r))
+    return L
 
 
 def _loo_weights(kern, metric, D2, delta, base, h, scale):
@@ -263,7 +280,7 @@ def _ard_weights(pair, kern, Zq, D2, diag):
         L[diag] = -np.inf
     else:
         L = kern.log_k_sq(D2)
-    W, empty = softmax_rows(L)
+    W, empty = softmax_rows(_loo_tied(pair, L, Zq, diag[1]))
     if empty.any():
         W[empty] = _share(loo_nearest(pair, Zq[empty], diag[1][empty]))
     return W, empty

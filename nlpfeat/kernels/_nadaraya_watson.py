@@ -21,7 +21,13 @@ from sklearn.neighbors import KDTree
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat.kernels._loss import centred_intercepts, ll_exponent, spread_tolerance
-from nlpfeat.kernels._pairwise import PairwiseScaled, _share, softmax_rows
+from nlpfeat.kernels._pairwise import (
+    UNDERFLOW_LOG,
+    PairwiseScaled,
+    _share,
+    softmax_rows,
+    tie_log_weights,
+)
 
 __all__ = ["NWIndex", "centred_moments", "local_linear", "nw_predict", "nw_weights"]
 
@@ -120,13 +126,14 @@ class NWIndex:
 
         A row with no positive weight (no training point in a compact support, or
         ``u^2`` overflowing for a tiny bandwidth) gets its nearest training point(s),
-        ties sharing the weight equally (:meth:`PairwiseScaled.nearest`).
+        ties sharing the weight equally (:meth:`PairwiseScaled.nearest`); in a row whose
+        weights underflow, the tied nearest points get equal log weights
+        (:func:`~nlpfeat.kernels._pairwise.tie_log_weights`).
         """
         kern = self.kern
-        if self.pair.metric == "product" and kern.family != "gaussian":
-            W, empty = softmax_rows(self.pair.log_kernel(Zq, kern))
-        elif not (kern.compact and kern._k_sq is not None):
-            W, empty = softmax_rows(kern.log_k_sq(self.pair.sq_dist(Zq)))
+        if not (kern.compact and kern._k_sq is not None) or (
+                self.pair.metric == "product" and kern.family != "gaussian"):
+            W, empty = softmax_rows(self._tied(self._log_kernel(Zq), Zq))
         else:
             W = kern.k_sq(self.pair.sq_dist(Zq))  # bounded polynomial weights: no log
             s = W.sum(axis=1)
@@ -138,6 +145,19 @@ class NWIndex:
             # weights are the tiny-bandwidth limit, not an empty support.
             empty &= kern.compact
         return W, empty
+
+    def _log_kernel(self, Zq):
+        if self.pair.metric == "product" and self.kern.family != "gaussian":
+            return self.pair.log_kernel(Zq, self.kern)
+        return self.kern.log_k_sq(self.pair.sq_dist(Zq))
+
+    def _tied(self, L, Zq):
+        """``L`` with :func:`tie_log_weights` applied to its underflowing rows."""
+        top = L.max(axis=1)
+        rows = np.flatnonzero(np.isfinite(top) & (top < UNDERFLOW_LOG))
+        if rows.size:
+            L[rows] = tie_log_weights(L[rows], self.pair.nearest(Zq[rows]))
+        return L
 
     def weights(self, Zq):
         """Normalised dense weights (n_q, n_train) and the empty-row mask."""

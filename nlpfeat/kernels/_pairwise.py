@@ -19,8 +19,8 @@ from scipy import sparse
 from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
 
-__all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize",
-           "nearest_mask", "softmax_rows", "tie_tolerance"]
+__all__ = ["UNDERFLOW_LOG", "PairwiseScaled", "check_bandwidth", "kernel_log_weights",
+           "log_normalize", "nearest_mask", "softmax_rows", "tie_log_weights", "tie_tolerance"]
 
 METRICS = ("euclidean", "product", "cosine")
 
@@ -38,6 +38,21 @@ def tie_tolerance(scale, n_features):
     the compiled engine compiles this very function (``numba.njit(tie_tolerance)``).
     """
     return 8.0 * math.sqrt(n_features) * _EPS * scale
+
+
+#: A row whose largest log weight is below this has weights that underflow in linear space
+#: (a tiny bandwidth): it is computed in log space, where :func:`tie_log_weights` applies.
+UNDERFLOW_LOG = math.log(1e-150)
+
+
+def tie_log_weights(L, near):
+    """Rows of log weights ``L`` whose largest entry is below :data:`UNDERFLOW_LOG` give
+    their nearest training points (``near``, a mask of :func:`nearest_mask`'s ties) that
+    largest value, in place: at a tiny bandwidth the log weights are ``-u^2 / 2`` around
+    -1e16, whose rounding would otherwise decide between equidistant points."""
+    top = L.max(axis=1, keepdims=True)
+    np.copyto(L, top, where=near & (top < UNDERFLOW_LOG))
+    return L
 
 
 def nearest_mask(Zq, Z, blocked=None):

@@ -271,3 +271,32 @@ def test_loo_ard_ll_with_underflowing_far_weights_is_finite():
     for (loss, grad) in _ard_losses(np.array([0.0946949316606873]), X, y,
                                     get_kernel("gaussian"), "ll"):
         assert loss == 0.0 and np.isfinite(grad).all()
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "laplacian", "logistic"])
+def test_tiny_bandwidth_ties_are_shared_on_both_engines(kernel):
+    """A kernel without compact support at a bandwidth 1e-8 of the grid spacing: the log
+    weights are about -1e16, whose rounding decided between equidistant points (weights
+    0.88 / 0.12 on one engine, 0.5 / 0.5 on the other)."""
+    for seed in range(10):
+        X, y = _grid_data(seed)
+        Q = np.random.default_rng(seed).integers(0, 5, size=(30, 2)) + 0.5
+        expected = _nearest_mean(Q, X, y)
+        for engine in ENGINES:
+            model = _fit(engine, X, y, kernel=kernel, bandwidth=1e-8)
+            np.testing.assert_allclose(model.predict(Q), expected, rtol=1e-12, atol=1e-12,
+                                       err_msg=f"seed {seed}, engine {engine}")
+
+
+def test_tiny_bandwidth_loo_ties_are_shared_on_both_engines():
+    """The same at the leave-one-out rows (a Laplacian grid far below the spacing)."""
+    grid = np.array([1 / 2**27, 1 / 2**26])
+    for seed in range(10):
+        X, y = _grid_data(seed)
+        Zs = np.round(X * 3.0)
+        expected = np.mean((y - _nearest_mean(Zs, Zs, y, np.arange(len(X)))) ** 2)
+        for engine in ENGINES:
+            model = _fit(engine, X, y, kernel="laplacian", bandwidth="loo",
+                         bandwidth_grid=grid)
+            np.testing.assert_allclose(model.loo_scores_, expected, rtol=1e-12,
+                                       err_msg=f"seed {seed}, engine {engine}")

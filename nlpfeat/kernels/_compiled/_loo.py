@@ -35,7 +35,7 @@ from nlpfeat.kernels._loss import (
     ray_scales,
     spread_tolerance,
 )
-from nlpfeat.kernels._pairwise import PairwiseScaled
+from nlpfeat.kernels._pairwise import UNDERFLOW_LOG, PairwiseScaled
 
 __all__ = ["loo_grid"]
 
@@ -50,7 +50,9 @@ def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, zi, 
     underflows: the nearest other point has weight 1). Otherwise the kernel of the
     distances rescaled from the base bandwidth (``R[g]`` = base / h per feature).
     A sum that underflows is redone in log space (max shift; a row with no point in
-    the support gets its nearest other point(s), :func:`_loo_nearest`).
+    the support gets its nearest other point(s), :func:`_loo_nearest`, and in a row whose
+    weights underflow the tied nearest points share exactly, as numpy's
+    :func:`~nlpfeat.kernels._pairwise.tie_log_weights`).
     Returns the weight sum and whether the row had no point in the support.
     """
     d, n = Dif.shape
@@ -95,6 +97,12 @@ def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, zi, 
     if top == -np.inf:
         _loo_nearest(i, g, ray, D2, Dif, R, zi, zmax, w)
         return 1.0, True
+    if top < UNDERFLOW_LOG:   # underflowing weights: the tied nearest points share exactly
+        near = np.empty(n)
+        _loo_nearest(i, g, ray, D2, Dif, R, zi, zmax, near)
+        for j in range(n):
+            if near[j] > 0.0:
+                w[j] = top
     for j in range(n):
         w[j] = fexp(w[j] - top)
     return _sum(w, n), False

@@ -27,7 +27,7 @@ from scipy import sparse
 
 from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
 from nlpfeat.kernels._compiled._fastexp import wide_vectors
-from nlpfeat.kernels._pairwise import tie_tolerance
+from nlpfeat.kernels._pairwise import UNDERFLOW_LOG, tie_tolerance
 
 __all__ = ["GAUSSIAN", "family_code", "supports"]
 
@@ -380,8 +380,10 @@ def _log_row(zq, Zt, zmax, fam, prod, skip, w):
 
     Max shift, then ``exp``; a row with no training point in the support (all
     ``-inf``) shares its weight equally among its nearest training point(s)
-    (:func:`_share_nearest`; ``zmax`` is ``max |z_i|`` of the training rows). ``skip``
-    (-1 for none) is left out (leave-one-out).
+    (:func:`_share_nearest`; ``zmax`` is ``max |z_i|`` of the training rows), and in a row
+    whose weights underflow the tied nearest points get the largest log weight, as
+    :func:`~nlpfeat.kernels._pairwise.tie_log_weights`. ``skip`` (-1 for none) is left
+    out (leave-one-out).
     """
     n, d = Zt.shape[1], Zt.shape[0]
     dif, ones = np.empty(d), np.ones(d)
@@ -394,15 +396,21 @@ def _log_row(zq, Zt, zmax, fam, prod, skip, w):
             dif[f] = zq[f] - Zt[f, i]
         w[i] = _logk_point(fam, prod, dif, ones)
         top = max(top, w[i])
-    if top == -np.inf:
+    if top == -np.inf or top < UNDERFLOW_LOG:
+        near = np.empty(n)
         for i in range(n):
             u2 = 0.0
             for f in range(d):
                 diff = zq[f] - Zt[f, i]
                 u2 += diff * diff
-            w[i] = u2
-        _share_nearest(w, skip, _abs_max(zq) + zmax, d, w)
-        return True
+            near[i] = u2
+        _share_nearest(near, skip, _abs_max(zq) + zmax, d, near)
+        if top == -np.inf:
+            w[:] = near
+            return True
+        for i in range(n):   # underflowing weights: the tied nearest points share exactly
+            if near[i] > 0.0:
+                w[i] = top
     total = 0.0
     for i in range(n):
         w[i] = fexp(w[i] - top)
