@@ -1,10 +1,10 @@
 """Compiled local linear moments: the centred weighted moments of one query row.
 
 As :func:`nlpfeat.kernels._nadaraya_watson.local_linear`: a row's weights, then the
-weighted means of the offsets from the query and of the targets, then the centred second
-moments, in a second pass over the stored weights. The callers (:mod:`._predict`,
-:mod:`._loo`) solve the small ``d x d`` systems of a batch of rows with the same ``pinv``
-rule, :func:`nlpfeat.kernels._loss.centred_intercepts`.
+weighted means of the offsets from the row's anchor (its heaviest training point) and of
+the targets, then the centred second moments, in a second pass over the stored weights.
+The callers (:mod:`._predict`, :mod:`._loo`, :mod:`._ard`) solve the small ``d x d``
+systems of a batch of rows with the same rule, :func:`nlpfeat.kernels._loss.local_solve`.
 """
 import numpy as np
 from numba import njit
