@@ -16,7 +16,14 @@ from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._ll_grad import ll_loo_terms
 from nlpfeat.kernels._loss import EPS, loss_grad, mean_loss, ray_scales
 from nlpfeat.kernels._nadaraya_watson import NWIndex
-from nlpfeat.kernels._pairwise import PairwiseScaled, softmax_rows
+from nlpfeat.kernels._pairwise import (
+    UNDERFLOW_LOG,
+    PairwiseScaled,
+    _share,
+    nearest_mask,
+    softmax_rows,
+    tie_log_weights,
+)
 
 __all__ = ["default_grid", "loo_ard", "loo_grid", "rule_of_thumb"]
 
@@ -39,19 +46,30 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
     n, d = X.shape
     if sparse.issparse(X) or metric == "cosine":
         sub = X[: min(n, 500)]
-        pair = PairwiseScaled(sub, 1.0, metric)
-        D = np.sqrt(pair.sq_dist(pair.query(sub)))
+        # distances in units of a power of two near the largest |x| (exact): squares of
+        # x around 1e-300 or 1e300 would underflow or overflow
+        e = 0 if metric == "cosine" else _exponent(abs(sub).max() if sub.size else 0.0)
+        pair = PairwiseScaled(sub, np.ldexp(1.0, e), metric)
+        D = np.ldexp(np.sqrt(pair.sq_dist(pair.query(sub))), e)
         D = D[np.triu_indices(D.shape[0], 1)]
         D = D[D > 0]
         sigma, d = (float(np.median(D)) if D.size else 1.0), 1
     else:
         size = np.abs(X).max(axis=0) if n else np.zeros(d)
-        sigma = X.std(axis=0, ddof=1) if n > 1 else np.zeros(d)
+        # the deviation of each column in units of a power of two near its largest |x|
+        # (exact), so that squares of x around 1e-300 do not underflow to a zero spread
+        e = np.array([_exponent(v) for v in size], dtype=int)
+        sigma = np.ldexp(np.ldexp(X, -e).std(axis=0, ddof=1), e) if n > 1 else np.zeros(d)
         # A constant feature (no spread beyond rounding) gets its own magnitude, so that
         # the rule stays scale-equivariant; an all-zero one gets 1.
         sigma = np.where(sigma > 10 * EPS * size, sigma, np.where(size > 0, size, 1.0))
     factor = 1.0 if method == "scott" else (4.0 / (d + 2)) ** (1.0 / (d + 4))
     return factor * sigma * max(n, 2) ** (-1.0 / (d + 4))
+
+
+def _exponent(value):
+    """The power of two of a non-negative float (``frexp``'s exponent; 0 for 0)."""
+    return int(np.frexp(float(value))[1]) if value > 0 else 0
 
 
 def default_grid(h0, n_points=_N_GRID):
@@ -97,11 +115,6 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         D2 = pair.sq_dist(Zq)
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
-        # Distances that order the rows: D2 itself unless u^2 overflowed (tiny bandwidth)
-        near = D2
-        if pair.exp2 or np.isposinf(D2).sum() > D2.shape[0]:
-            near = pair.near_sq_dist(Zq)
-            near[diag] = np.inf
         delta = None
         if per_feature:  # (c, n, d) scaled per-feature distances
             with np.errstate(over="ignore"):
@@ -109,15 +122,19 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         shifted = None
         if delta is None and kern.family == "gaussian":
             # Shift by the nearest other point, once: every row's largest weight is 1.
-            shifted = (D2 - D2.min(axis=1, keepdims=True) if near is D2
-                       else pair.to_u2(near - near.min(axis=1, keepdims=True)))
+            shifted = _shifted_sq_dist(pair, Zq, D2, diag)
             buf = np.empty_like(D2)
         for g in range(len(grid)):
             if shifted is not None:  # two passes per bandwidth: scale, exp (diagonal: 0)
                 W = np.exp(np.multiply(shifted, -0.5 / scales[g] ** 2, out=buf), out=buf)
             else:
-                W = _loo_weights(kern, metric, D2, near, delta, base, grid[g],
+                L = _loo_weights(kern, metric, D2, delta, base, grid[g],
                                  None if scales is None else scales[g])
+                L[diag] = -np.inf
+                r = 1.0 if scales is not None else base / grid[g]
+                W, empty = softmax_rows(_loo_tied(pair, L, Zq, diag[1], r))
+                if empty.any():
+                    W[empty] = _share(loo_nearest(pair, Zq[empty], diag[1][empty], r))
             W[diag] = 0.0
             P = index.from_weights(W, Zq)
             totals[g] += loss_grad(P, Y[rows], loss)[0]
@@ -126,20 +143,46 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     return mean_loss(totals, n, k, loss)
 
 
-def _loo_weights(kern, metric, D2, near, delta, base, h, scale):
-    """Normalised LOO weights (diagonal already at distance inf) for one bandwidth.
+def _shifted_sq_dist(pair, Zq, D2, diag):
+    """``D2`` minus each row's smallest entry (the Gaussian's max shift), finite even
+    where ``u^2`` overflowed (a tiny bandwidth): then from the stored-unit distances."""
+    if not (pair.exp2 or np.isposinf(D2).sum() > D2.shape[0]):
+        return D2 - D2.min(axis=1, keepdims=True)
+    near = pair.near_sq_dist(Zq)
+    near[diag] = np.inf
+    return pair.to_u2(near - near.min(axis=1, keepdims=True))
 
-    A row with no positive weight gets its nearest other point(s) by ``near``.
-    """
+
+def loo_nearest(pair, Zq, self_idx, r=1.0):
+    """Nearest other training point(s) of leave-one-out rows ``Zq`` (training rows
+    ``self_idx``), ties by :func:`~nlpfeat.kernels._pairwise.tie_tolerance`, in the
+    coordinates of the bandwidth scored: ``r`` is base / h (1.0 on a ray grid, whose
+    base coordinates order the points alike)."""
+    blocked = np.zeros((Zq.shape[0], pair.n_train), dtype=bool)
+    blocked[np.arange(Zq.shape[0]), self_idx] = True
+    if np.ndim(r) == 0:
+        return pair.nearest(Zq, blocked)
+    return nearest_mask(Zq * r, pair.Z * r, blocked)
+
+
+def _loo_tied(pair, L, Zq, self_idx, r=1.0):
+    """LOO log weights ``L`` with :func:`~nlpfeat.kernels._pairwise.tie_log_weights`
+    applied to their underflowing rows (ties by :func:`loo_nearest`)."""
+    top = L.max(axis=1)
+    rows = np.flatnonzero(np.isfinite(top) & (top < UNDERFLOW_LOG))
+    if rows.size:
+        L[rows] = tie_log_weights(L[rows], loo_nearest(pair, Zq[rows], self_idx[rows], r))
+    return L
+
+
+def _loo_weights(kern, metric, D2, delta, base, h, scale):
+    """Unnormalised LOO log weights for one bandwidth (the caller masks the diagonal)."""
     with np.errstate(over="ignore"):
         if delta is None:
-            L = kern.log_k_sq(D2 / scale**2)
-        elif metric == "product":
-            L = kern.log_k(delta * (base / h)).sum(axis=2)
-        else:
-            L = kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
-    L[~np.isfinite(near)] = -np.inf
-    return softmax_rows(L, near)[0]
+            return kern.log_k_sq(D2 / scale**2)
+        if metric == "product":
+            return kern.log_k(delta * (base / h)).sum(axis=2)
+        return kern.log_k_sq(np.einsum("qnd,d->qn", delta**2, (base / h) ** 2))
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
@@ -217,14 +260,14 @@ def _ard_objective(theta, h0, X, Y, kern, metric, loss, working_memory, reg_type
         D2 = pair.sq_dist(Zq)
         diag = (np.arange(D2.shape[0]), np.arange(n)[rows])
         D2[diag] = np.inf
-        W, empty = _ard_weights(pair, kern, Zq, D2)
+        W, empty = _ard_weights(pair, kern, Zq, D2, diag)
         chunk_loss, B = loss_and_weight_sensitivity(W, empty, Zq, Z, Y, rows, loss, reg_type)
         total += chunk_loss
         grad += _ard_grad_chunk(pair, kern, Zq, D2, B)
     return mean_loss(total, n, k, loss), mean_loss(grad, n, k, loss)
 
 
-def _ard_weights(pair, kern, Zq, D2):
+def _ard_weights(pair, kern, Zq, D2, diag):
     """Normalised LOO weights (diagonal at distance inf) and the empty-row mask."""
     if kern.family == "gaussian":
         W = np.subtract(D2, D2.min(axis=1, keepdims=True))
@@ -234,10 +277,13 @@ def _ard_weights(pair, kern, Zq, D2):
         return W, np.zeros(W.shape[0], dtype=bool)
     if pair.metric == "product":
         L = pair.log_kernel(Zq, kern)
-        L[~np.isfinite(D2)] = -np.inf
+        L[diag] = -np.inf
     else:
         L = kern.log_k_sq(D2)
-    return softmax_rows(L, D2)
+    W, empty = softmax_rows(_loo_tied(pair, L, Zq, diag[1]))
+    if empty.any():
+        W[empty] = _share(loo_nearest(pair, Zq[empty], diag[1][empty]))
+    return W, empty
 
 
 def _ard_grad_chunk(pair, kern, Zq, D2, B):

@@ -61,7 +61,8 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         of the data's bounding box (few neighbours per query).
     on_empty : {"nearest", "mean", "nan", "raise"}, default="nearest"
         What a query with no training point inside a compact kernel's support gets:
-        its nearest training point(s), ties sharing the weight equally (one
+        its nearest training point(s), ties (equal distances up to the rounding of the
+        scaled coordinates) sharing the weight equally on every path and engine (one
         :class:`EmptySupportWarning` counting such queries), the training mean, NaN,
         or a ValueError. The classifier's ``"mean"`` is the class frequencies (so
         ``predict`` gives the most frequent class); with ``"nan"`` its
@@ -99,8 +100,12 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         sparse input, ``metric="cosine"``, discrete ``var_type`` features, extreme
         bandwidths and ``algorithm="tree"`` queries run on numpy); ``"numpy"``: the reference
         implementation; ``"auto"``: numba. numba is a required dependency, so ``"numpy"``
-        is a reference switch, not a fallback. Both engines agree to round-off (1e-12
-        relative in the tests)."""
+        is a reference switch, not a fallback. Both engines apply the same tie rule and
+        degenerate-design rule and agree to 1e-9 relative in the tests, except where a
+        fit rests on its own rounding (an ill-conditioned local linear fit, a direction
+        held up by weights like 1e-17; weight ratios that a huge ``u^2`` leaves to
+        rounding), where each is as accurate as the problem allows (figures:
+        ``benchmarks/RESULTS.md``, "Engine agreement")."""
 
 _CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
     1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
@@ -158,7 +163,12 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     normalised in log space, so a tiny bandwidth gives nearest-neighbour weights (ties
     sharing the weight), not 0/0, at any bandwidth. ``reg_type="ll"`` fits a weighted
     least-squares line at every query (degrading to the local constant fit where the
-    local design is degenerate).
+    local design is degenerate: one point with weight, or all weighted rows at one
+    point, as repeated x or a constant feature give; in directions where the weighted
+    rows spread by less than the rounding of the scaled coordinates the slope is 0).
+    A bandwidth about 1e308 times the spread of X or more, where ``x / h`` underflows,
+    is a ValueError for ``reg_type="ll"``; below that a huge bandwidth gives the global
+    linear fit.
 
     {_CONTRACT}
     The leave-one-out criterion is :math:`CV(h) = n^{{-1}} \\sum_i (y_i - \\hat f_{{-i}}(x_i))^2`.

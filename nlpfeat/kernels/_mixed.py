@@ -31,7 +31,7 @@ from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._bandwidth import loss_and_weight_sensitivity
 from nlpfeat.kernels._loss import loss_grad, mean_loss
 from nlpfeat.kernels._nadaraya_watson import local_linear
-from nlpfeat.kernels._pairwise import _share, softmax_rows
+from nlpfeat.kernels._pairwise import _share, nearest_mask, softmax_rows
 
 __all__ = ["MixedIndex", "MixedScaled", "check_var_type", "is_mixed", "mixed_loo_ard",
            "mixed_loo_grid", "mixed_start_grid"]
@@ -214,12 +214,10 @@ class MixedScaled:
         L[penalty > penalty.min(axis=1, keepdims=True)] = -np.inf
         W_sub, still = softmax_rows(L)
         if still.any():
-            D2 = np.zeros((int(still.sum()), self.n_train))
-            Zs = Zq[empty][still]
-            for f in np.flatnonzero(self.cont):
-                D2 += np.square(Zs[:, f, None] - self.Z[None, :, f])
-            D2[penalty[still] > penalty[still].min(axis=1, keepdims=True)] = np.inf
-            W_sub[still] = _share(D2 <= D2.min(axis=1, keepdims=True))
+            p = penalty[still]
+            W_sub[still] = _share(nearest_mask(Zq[empty][still][:, self.cont],
+                                               self.Z[:, self.cont],
+                                               p > p.min(axis=1, keepdims=True)))
         W[empty] = W_sub
         out = np.zeros_like(empty)
         out[np.flatnonzero(empty)[still]] = kern.compact

@@ -20,10 +20,16 @@ from scipy import sparse
 from sklearn.neighbors import KDTree
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
-from nlpfeat.kernels._loss import centred_intercepts
-from nlpfeat.kernels._pairwise import PairwiseScaled, _share, softmax_rows
+from nlpfeat.kernels._loss import centred_intercepts, ll_exponent, spread_tolerance
+from nlpfeat.kernels._pairwise import (
+    UNDERFLOW_LOG,
+    PairwiseScaled,
+    _share,
+    softmax_rows,
+    tie_log_weights,
+)
 
-__all__ = ["NWIndex", "local_linear", "nw_predict", "nw_weights"]
+__all__ = ["NWIndex", "centred_moments", "local_linear", "nw_predict", "nw_weights"]
 
 # A row whose unnormalised Gaussian weights sum below this is recomputed in log space.
 _TINY = 1e-250
@@ -69,8 +75,10 @@ class NWIndex:
         # products, faster than one GEMM with so few columns (see _times_columns)
         self.Y1t = np.ascontiguousarray(self.Y1.T)
         # Local linear fits use the scaled coordinates (dimensionless, so the fit does
-        # not depend on the units of X; see local_linear).
-        self.C = Z if reg_type == "ll" else None
+        # not depend on the units of X; see local_linear), brought to magnitude 1 by a
+        # power of two (exact: see ll_exponent).
+        self.ll_exp2 = ll_exponent(Z) if reg_type == "ll" else 0
+        self.C = np.ldexp(Z, -self.ll_exp2) if reg_type == "ll" else None
         self.tree = None
         if tree:
             tree_metric = "chebyshev" if metric == "product" else "euclidean"
@@ -118,13 +126,14 @@ class NWIndex:
 
         A row with no positive weight (no training point in a compact support, or
         ``u^2`` overflowing for a tiny bandwidth) gets its nearest training point(s),
-        ties sharing the weight equally (:meth:`PairwiseScaled.nearest`).
+        ties sharing the weight equally (:meth:`PairwiseScaled.nearest`); in a row whose
+        weights underflow, the tied nearest points get equal log weights
+        (:func:`~nlpfeat.kernels._pairwise.tie_log_weights`).
         """
         kern = self.kern
-        if self.pair.metric == "product" and kern.family != "gaussian":
-            W, empty = softmax_rows(self.pair.log_kernel(Zq, kern))
-        elif not (kern.compact and kern._k_sq is not None):
-            W, empty = softmax_rows(kern.log_k_sq(self.pair.sq_dist(Zq)))
+        if not (kern.compact and kern._k_sq is not None) or (
+                self.pair.metric == "product" and kern.family != "gaussian"):
+            W, empty = softmax_rows(self._tied(self._log_kernel(Zq), Zq))
         else:
             W = kern.k_sq(self.pair.sq_dist(Zq))  # bounded polynomial weights: no log
             s = W.sum(axis=1)
@@ -136,6 +145,19 @@ class NWIndex:
             # weights are the tiny-bandwidth limit, not an empty support.
             empty &= kern.compact
         return W, empty
+
+    def _log_kernel(self, Zq):
+        if self.pair.metric == "product" and self.kern.family != "gaussian":
+            return self.pair.log_kernel(Zq, self.kern)
+        return self.kern.log_k_sq(self.pair.sq_dist(Zq))
+
+    def _tied(self, L, Zq):
+        """``L`` with :func:`tie_log_weights` applied to its underflowing rows."""
+        top = L.max(axis=1)
+        rows = np.flatnonzero(np.isfinite(top) & (top < UNDERFLOW_LOG))
+        if rows.size:
+            L[rows] = tie_log_weights(L[rows], self.pair.nearest(Zq[rows]))
+        return L
 
     def weights(self, Zq):
         """Normalised dense weights (n_q, n_train) and the empty-row mask."""
@@ -206,7 +228,7 @@ class NWIndex:
         if self.reg_type == "lc":
             R = np.asarray(W @ self.Y1)
             return R[:, :-1] / R[:, -1:]
-        return local_linear(W, np.asarray(Zq), self.C, self.Y)
+        return local_linear(W, np.ldexp(np.asarray(Zq), -self.ll_exp2), self.C, self.Y)
 
 
 def _times_columns(W, Y, Yt):
@@ -227,38 +249,60 @@ def local_linear(W, Cq, C, Y):
     """Local linear intercepts: weighted least squares of ``y_i`` on ``[1, x_i - x_q]``.
 
     Solved in centred form: with the weighted means ``m`` of the inputs and ``y_bar``
-    of the targets, the slopes are ``b = pinv(S) T`` with ``S = sum_i w_i (x_i - m)
+    of the targets, the slopes are ``b = S^+ T`` with ``S = sum_i w_i (x_i - m)
     (x_i - m)^T`` and ``T = sum_i w_i (x_i - m) y_i^T``, and the intercept is
     ``y_bar + b^T (x_q - m)``. Where the normal equations are regular this is their
     solution (statsmodels' ``KernelReg`` solves them with ``np.linalg.pinv``); where the
-    local design is degenerate (one point with weight, e.g. a tiny bandwidth) the
-    minimum-norm slopes are used, so the fit degrades to the local constant one
-    instead of shrinking the intercept towards 0. ``W`` (n_q, n_train) may be dense or
-    scipy sparse and need not be normalised; ``C`` and ``Cq`` are the scaled coordinates.
+    local design is degenerate (one point with weight, e.g. a tiny bandwidth, or all
+    weighted rows at one point: repeated x, a constant feature) the slopes of the
+    directions without spread are 0 (:func:`~nlpfeat.kernels._loss.centred_intercepts`),
+    so the fit degrades to the local constant one instead of extrapolating rounding
+    noise. ``W`` (n_q, n_train) may be dense or scipy sparse and need not be normalised;
+    ``C`` and ``Cq`` are the scaled coordinates.
+
+    The offsets are taken from each row's anchor, its heaviest training point, not from
+    the query: rows at the anchor's position have exact zero offsets, so all weighted
+    rows at one point give ``S = 0`` exactly, and the rounding of the centred offsets
+    is relative to the local spread, not to the distance from the query (which would
+    swamp a weakly weighted direction, e.g. Gaussian weights of 1e-14 and 1e-27).
     """
     c, d = Cq.shape
-    # Offsets from the query are exact zeros for training rows at the query itself, so a
-    # local design with one distinct point gives S = 0 exactly (pinv: slopes 0), not
-    # the rounding noise of a weighted mean subtracted from equal coordinates.
     if sparse.issparse(W):
+        W = W.tocsr()
+        anchor = C[np.asarray(W.argmax(axis=1)).ravel()]                  # (c, d)
         W = W.tocoo()
         rows, cols, w = W.row, W.col, W.data
         S1 = sparse.csr_matrix((w, (rows, np.arange(w.size))), shape=(c, w.size))
         sw = np.asarray(S1.sum(axis=1))                                  # (c, 1)
-        D = C[cols] - Cq[rows]                                           # (nnz, d)
+        D = C[cols] - anchor[rows]                                       # (nnz, d)
         m = (S1 @ D) / sw                                                # (c, d)
         y_bar = (S1 @ Y[cols]) / sw                                      # (c, k)
         D -= m[rows]
         S = (S1 @ (D[:, :, None] * D[:, None, :]).reshape(w.size, -1)).reshape(c, d, d)
         T = (S1 @ (D[:, :, None] * Y[cols][:, None, :]).reshape(w.size, -1)).reshape(c, d, -1)
+        m = (anchor - Cq) + m
+        S, T = S / sw[:, :, None], T / sw[:, :, None]
     else:
-        sw = W.sum(axis=1, keepdims=True)
-        D = C[None] - Cq[:, None]                                        # (c, n, d)
-        m, y_bar = np.einsum("cn,cnd->cd", W, D) / sw, (W @ Y) / sw
-        D -= m[:, None]
-        WD = (W[:, :, None] * D).transpose(0, 2, 1)                      # (c, d, n)
-        S, T = WD @ D, WD @ Y
-    return centred_intercepts(m, y_bar, S / sw[:, :, None], T / sw[:, :, None])
+        m, y_bar, S, T, _, _ = centred_moments(W, Cq, C, Y)
+    return centred_intercepts(m, y_bar, S, T, spread_tolerance(C))
+
+
+def centred_moments(W, Cq, C, Y):
+    """The centred moments of dense local designs (see :func:`local_linear`).
+
+    Returns the offset ``m`` (c, d) of each row's weighted centroid from its query, the
+    weighted mean ``y_bar`` (c, k), ``S`` (c, d, d) and ``T`` (c, d, k) divided by the
+    weight sum, the centred offsets (c, n, d) of the training rows and the weight sums
+    (c, 1). Offsets are taken from each row's anchor, its first heaviest training point.
+    """
+    sw = W.sum(axis=1, keepdims=True)
+    anchor = C[W.argmax(axis=1)]                                         # (c, d)
+    D = C[None] - anchor[:, None]                                        # (c, n, d)
+    m, y_bar = np.einsum("cn,cnd->cd", W, D) / sw, (W @ Y) / sw
+    D -= m[:, None]
+    WD = (W[:, :, None] * D).transpose(0, 2, 1)                          # (c, d, n)
+    S, T = (WD @ D) / sw[:, :, None], (WD @ Y) / sw[:, :, None]
+    return (anchor - Cq) + m, y_bar, S, T, D, sw
 
 
 def _query_chunks(index, n_q, working_memory, algorithm):

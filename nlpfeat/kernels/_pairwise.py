@@ -11,16 +11,65 @@ One home for the three metrics every kernel estimator uses:
 Public API: :func:`kernel_log_weights` (what ``nlpfeat.text`` uses) and
 :func:`log_normalize`.
 """
+import math
+
 import numpy as np
 from scipy import sparse
 
 from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
 
-__all__ = ["PairwiseScaled", "check_bandwidth", "kernel_log_weights", "log_normalize",
-           "softmax_rows"]
+__all__ = ["UNDERFLOW_LOG", "PairwiseScaled", "check_bandwidth", "kernel_log_weights",
+           "log_normalize", "nearest_mask", "softmax_rows", "tie_log_weights", "tie_tolerance"]
 
 METRICS = ("euclidean", "product", "cosine")
+
+_EPS = 2.0**-52
+
+
+def tie_tolerance(scale, n_features):
+    """Distances within this of the smallest one tie: the rule of every nearest-point path.
+
+    ``scale`` is ``max |z_q| + max |z_i|`` over the query's and the training rows' scaled
+    coordinates. Training points at equal distances in X (an integer grid, repeated
+    rows) land at distances that differ by the rounding of the centred, scaled
+    coordinates, at most ``sqrt(d) * 2 eps * scale``; this bound, with a margin, makes
+    them tie whichever engine or path computed the distances. Plain arithmetic, so that
+    the compiled engine compiles this very function (``numba.njit(tie_tolerance)``).
+    """
+    return 8.0 * math.sqrt(n_features) * _EPS * scale
+
+
+#: A row whose largest log weight is below this has weights that underflow in linear space
+#: (a tiny bandwidth): it is computed in log space, where :func:`tie_log_weights` applies.
+UNDERFLOW_LOG = math.log(1e-150)
+
+
+def tie_log_weights(L, near):
+    """Rows of log weights ``L`` whose largest entry is below :data:`UNDERFLOW_LOG` give
+    their nearest training points (``near``, a mask of :func:`nearest_mask`'s ties) that
+    largest value, in place: at a tiny bandwidth the log weights are ``-u^2 / 2`` around
+    -1e16, whose rounding would otherwise decide between equidistant points."""
+    top = L.max(axis=1, keepdims=True)
+    np.copyto(L, top, where=near & (top < UNDERFLOW_LOG))
+    return L
+
+
+def nearest_mask(Zq, Z, blocked=None):
+    """Boolean (n_q, n_train) mask of each query's nearest training row(s), ties by
+    :func:`tie_tolerance`.
+
+    Dense scaled coordinates; distances are computed feature by feature (``hypot``: no
+    cancellation, no overflow). ``blocked`` (n_q, n_train), if given, marks pairs that
+    may not be chosen (a leave-one-out diagonal); a row must keep one pair open.
+    """
+    D = np.zeros((Zq.shape[0], Z.shape[0]))
+    for f in range(Zq.shape[1]):  # loop over features, not samples
+        np.hypot(D, Zq[:, f, None] - Z[None, :, f], out=D)
+    if blocked is not None:
+        D[blocked] = np.inf
+    scale = np.abs(Zq).max(axis=1, keepdims=True, initial=0.0) + np.abs(Z).max(initial=0.0)
+    return D <= D.min(axis=1, keepdims=True) + tie_tolerance(scale, Zq.shape[1])
 
 
 def check_bandwidth(bandwidth, n_features, metric="euclidean"):
@@ -107,6 +156,26 @@ def _row_sqnorms(Z):
     return np.einsum("ij,ij->i", Z, Z)
 
 
+#: GEMM squared distances below this fraction of |z_q|^2 + max |z_i|^2 are recomputed.
+_CANCELLED = 2.0**-10
+
+
+def _refine_close_pairs(G, Zq, Z, sqn_q, sqn):
+    """Recompute, feature by feature, the squared distances that cancellation spoiled.
+
+    ``|z_q|^2 + |z_i|^2 - 2 z_q . z_i`` is off by about ``eps (|z_q|^2 + |z_i|^2)``: for a
+    close pair far from the centre that is most of its digits (equal rows get about
+    ``1e-16 |z|^2`` instead of 0), and a kernel of ``u`` (Laplacian, triangular, ...)
+    turns it into an error of ``sqrt(eps) |z|`` in ``u``. Entries below
+    ``_CANCELLED (|z_q|^2 + max |z_i|^2)`` (close pairs, a few per row) are recomputed
+    as the compiled engine computes every entry; the others keep ``2^10 eps`` relative.
+    """
+    rows, cols = np.nonzero(G < _CANCELLED * (sqn_q[:, None] + sqn.max(initial=0.0)))
+    if rows.size:
+        diff = Zq[rows] - Z[cols]
+        G[rows, cols] = np.einsum("ij,ij->i", diff, diff)
+
+
 def _overflow_error(what):
     return ValueError(
         f"{what} divided by the bandwidth overflows float64 (the bandwidth is below about "
@@ -172,9 +241,13 @@ class PairwiseScaled:
             return np.square(u, out=u)
         G = _dense(Zq @ self.Z.T)
         G *= -2.0
-        G += _row_sqnorms(Zq)[:, None]
+        sqn_q = _row_sqnorms(Zq)
+        G += sqn_q[:, None]
         G += self.sqn[None, :]
-        return np.maximum(G, 0.0, out=G)
+        np.maximum(G, 0.0, out=G)
+        if not (sparse.issparse(Zq) or sparse.issparse(self.Z)):
+            _refine_close_pairs(G, Zq, self.Z, sqn_q, self.sqn)
+        return G
 
     def to_u2(self, D2):
         """Squared scaled distances ``u^2`` from :meth:`near_sq_dist` (``inf`` on overflow)."""
@@ -197,25 +270,19 @@ class PairwiseScaled:
                 return np.square(u, out=u)
         return self.to_u2(self.near_sq_dist(Zq))
 
-    def nearest(self, Zq):
+    def nearest(self, Zq, blocked=None):
         """Boolean (n_q, n_train) mask of each query's nearest training row(s).
 
-        Dense "euclidean"/"product" rows use distances computed feature by feature
-        (``hypot``: no cancellation, no overflow), and rows whose distances differ by
-        less than the rounding of the centred, scaled coordinates tie and share the
-        weight, whichever algorithm asked. Sparse or cosine rows use
-        :meth:`near_sq_dist` (exact ties).
+        Dense "euclidean"/"product" rows: :func:`nearest_mask` (ties within
+        :func:`tie_tolerance`, whichever algorithm asked); ``blocked`` as there. Sparse
+        or cosine rows use :meth:`near_sq_dist` (exact ties).
         """
         if self.metric == "cosine" or sparse.issparse(Zq) or sparse.issparse(self.Z):
             D = self.near_sq_dist(Zq)
+            if blocked is not None:
+                D[blocked] = np.inf
             return D <= D.min(axis=1, keepdims=True)
-        D = np.zeros((Zq.shape[0], self.n_train))
-        for f in range(Zq.shape[1]):  # loop over features, not samples
-            np.hypot(D, Zq[:, f, None] - self.Z[None, :, f], out=D)
-        # |error| of each distance <= sqrt(d) * 2 eps * (|z_q| + |z_i|) (with margin)
-        scale = np.abs(Zq).max(axis=1, keepdims=True) + np.abs(self.Z).max(initial=0.0)
-        tol = 8.0 * np.sqrt(Zq.shape[1]) * np.finfo(np.float64).eps * scale
-        return D <= D.min(axis=1, keepdims=True) + tol
+        return nearest_mask(Zq, self.Z, blocked)
 
     def log_kernel(self, Zq, kern):
         """Unnormalised log kernel (n_q, n_train); -inf outside a compact support."""

@@ -1,8 +1,9 @@
 """The compiled ``loo-ard`` objective: the leave-one-out loss and its gradient in ``log h``.
 
 The formulas of :func:`nlpfeat.kernels._bandwidth._ard_objective` (local constant) and
-:mod:`nlpfeat.kernels._ll_grad` (local linear: the uncentred normal equations in the loop,
-``pinv`` in numpy, the weight sensitivities in a second loop), row by row.
+:mod:`nlpfeat.kernels._ll_grad` (local linear: the centred local moments in the loop,
+:func:`~nlpfeat.kernels._loss.local_solve` in numpy, the weight sensitivities in a second
+loop), row by row.
 """
 import math
 
@@ -11,18 +12,30 @@ from numba import njit, prange
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat.kernels._compiled._loo import _loo_distances, _loo_row_weights
+from nlpfeat.kernels._compiled._moments import (
+    _ll_buffers,
+    _ll_bytes,
+    _ll_moments,
+    _offsets,
+)
 from nlpfeat.kernels._compiled._rows import (
     _FAST,
+    _TILE,
     GAUSSIAN,
     _dlogk_u,
     _dot,
     _run,
     _run_chunk,
     _sum,
-    _times,
     family_code,
 )
-from nlpfeat.kernels._loss import loss_grad, mean_loss
+from nlpfeat.kernels._loss import (
+    ll_exponent,
+    local_solve,
+    loss_grad,
+    mean_loss,
+    spread_tolerance,
+)
 from nlpfeat.kernels._pairwise import PairwiseScaled
 
 __all__ = ["ard_objective"]
@@ -69,11 +82,12 @@ def _ard_rows(r0, r1, Z, Zt, Yt, fam, prod, shared, log_loss, loss_out, grad_out
     D2, Dif, w = np.empty(n), np.empty((d, n)), np.empty(n)
     P, a = np.empty(k), np.empty(k)
     R, inv_s2 = np.ones((1, d)), np.ones(1)
+    zmax = np.array([np.abs(Z).max()])
     eps = np.finfo(np.float64).eps
     for i in range(r0, r1):
         Dmin = _loo_distances(i, Z, Zt, D2, Dif)
         s, empty = _loo_row_weights(i, 0, fam, prod, fam == GAUSSIAN, True, D2, Dmin, Dif,
-                                    R, inv_s2, w)
+                                    R, inv_s2, Z[i], zmax, w)
         for j in range(n):
             w[j] /= s
         for c in range(k):
@@ -135,52 +149,35 @@ def _ard_parallel(n_rows, n_blocks, *args):
 
 
 @njit(cache=True)
-def _ard_ll_weights(i, Z, Zt, fam, prod, D2, Dif, Xo, w):
-    """Normalised LOO weights of row ``i`` into ``w`` and offsets ``Xo = z_j - z_i``.
-
-    Returns whether the row had no point in the support (as :func:`_ard_rows`).
-    """
+def _ard_ll_weights(i, Z, Zt, zmax, fam, prod, D2, Dif, w):
+    """Normalised LOO weights of row ``i`` into ``w`` (``zmax``: ``[max |Z|]``, the scale
+    of the tie rule). Returns whether the row had no point in the support (as
+    :func:`_ard_rows`)."""
     d, n = Zt.shape
     Dmin = _loo_distances(i, Z, Zt, D2, Dif)
     s, empty = _loo_row_weights(i, 0, fam, prod, fam == GAUSSIAN, True, D2, Dmin, Dif,
-                                np.ones((1, d)), np.ones(1), w)
+                                np.ones((1, d)), np.ones(1), Z[i], zmax, w)
     for j in range(n):
         w[j] /= s
-    for f in range(d):
-        for j in range(n):
-            Xo[f, j] = -Dif[f, j]    # z_j - z_i, exactly
     return empty
 
 
 @njit(cache=True)
-def _ard_ll_rows(r0, r1, base, Z, Zt, Yt, fam, prod, M_out, V_out, empty_out):
-    """Local linear ``loo-ard``, first pass: the normal equations of rows ``r0 .. r1``.
-
-    As :func:`nlpfeat.kernels._ll_grad.ll_loo_terms`: with ``x~_j = [1, z_j - z_i]``,
-    ``M = sum_j w_j x~_j x~_j^T`` and ``V = sum_j w_j x~_j y_j^T`` (normalised LOO
-    weights), into ``[r - base]``.
-    """
+def _ard_ll_rows(r0, r1, base, Z, Zt, cs, Yt, fam, prod, m_out, ybar_out, S_out, T_out,
+                 mc_out, anchor_out, empty_out):
+    """Local linear ``loo-ard``, first pass: the centred local moments of rows ``r0 ..
+    r1`` (normalised LOO weights; :func:`._moments._ll_moments`, as the numpy twin
+    :func:`nlpfeat.kernels._ll_grad.ll_loo_terms`), their anchors and centroids (offsets
+    from the anchor), into ``[r - base]``."""
     d, n = Zt.shape
-    k = Yt.shape[0]
     D2, Dif, w = np.empty(n), np.empty((d, n)), np.empty(n)
-    Xo, wX = np.empty((d, n)), np.empty((d, n))
+    dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
+    zmax = np.array([np.abs(Z).max()])
     for i in range(r0, r1):
         q = i - base
-        empty_out[q] = _ard_ll_weights(i, Z, Zt, fam, prod, D2, Dif, Xo, w)
-        M, V = M_out[q], V_out[q]
-        M[0, 0] = _sum(w, n)
-        for c in range(k):
-            V[0, c] = _dot(w, Yt[c], n)
-        for a in range(d):
-            _times(w, Xo[a], n, wX[a])
-            M[0, a + 1] = _sum(wX[a], n)
-            for b in range(a, d):
-                M[a + 1, b + 1] = _dot(wX[a], Xo[b], n)
-            for c in range(k):
-                V[a + 1, c] = _dot(wX[a], Yt[c], n)
-        for a in range(d + 1):
-            for b in range(a + 1, d + 1):
-                M[b, a] = M[a, b]
+        empty_out[q] = _ard_ll_weights(i, Z, Zt, zmax, fam, prod, D2, Dif, w)
+        anchor_out[q] = _ll_moments(w, Z[i], Zt, cs, Yt, dif, wdif, zero, mc_out[q], m_out[q],
+                                    ybar_out[q], S_out[q], T_out[q])
 
 
 @njit(cache=True, parallel=True)
@@ -191,44 +188,45 @@ def _ard_ll_parallel(n_rows, n_blocks, base, *args):
 
 
 @njit(cache=True)
-def _ard_ll_grad_rows(r0, r1, base, Z, Zt, Yt, fam, prod, shared, G0, beta, A, empty,
-                      grad_out):
+def _ard_ll_grad_rows(r0, r1, base, Z, Zt, cs, Yt, fam, prod, shared, G, b, ybar, A, mc,
+                      anchor, empty, grad_out):
     """Local linear ``loo-ard``, second pass: gradient rows ``[r - base]``.
 
-    ``G0 = M^+ e_1`` (d + 1,), ``beta`` (d + 1, k) and ``A = dLoss/dP`` (k,) per row, from
-    numpy; ``B_j = w_j g_j (A . r_j)`` with ``g_j = x~_j . G0`` and the residuals
-    ``r_j = y_j - beta^T x~_j`` (:func:`nlpfeat.kernels._ll_grad.ll_loo_terms`), then
+    From numpy, per row: ``G = S^+ m`` (d,), the slopes ``b`` (d, k), ``ybar`` (k,) and
+    ``A = dLoss/dP`` (k,); with the centred offsets ``c_j = (z_j - z_a) cs - mc``,
+    ``B_j = w_j g_j (A . r_j)``, ``g_j = (1 - c_j . G) / sum w`` and the residuals
+    ``r_j = y_j - ybar - b^T c_j`` (:func:`nlpfeat.kernels._ll_grad.ll_loo_terms`), then
     :func:`_ard_grad_row`.
     """
     d, n = Zt.shape
     k = Yt.shape[0]
     D2, Dif, w = np.empty(n), np.empty((d, n)), np.empty(n)
-    Xo, g, e = np.empty((d, n)), np.empty(n), np.empty(n)
+    Dc, g, e = np.empty((d, n)), np.empty(n), np.empty(n)
+    zmax = np.array([np.abs(Z).max()])
     for i in range(r0, r1):
         q = i - base
         grad_out[q] = 0.0
-        _ard_ll_weights(i, Z, Zt, fam, prod, D2, Dif, Xo, w)
+        _ard_ll_weights(i, Z, Zt, zmax, fam, prod, D2, Dif, w)
         if empty[q]:
             continue
+        _offsets(Zt[:, anchor[q]].copy(), Zt, 0, n, cs, mc[q], Dc)
+        sw = _sum(w, n)
         for j in range(n):
-            g[j] = G0[q, 0]
+            g[j] = 1.0
             e[j] = 0.0
         for a in range(d):
-            ga = G0[q, a + 1]
-            xa = Xo[a]
+            ga = G[q, a]
             for j in range(n):
-                g[j] += xa[j] * ga
+                g[j] -= Dc[a, j] * ga
         for c in range(k):
             ac = A[q, c]
-            b0 = beta[q, 0, c]
-            yc = Yt[c]
             for j in range(n):
-                fit = b0
+                r = Yt[c, j] - ybar[q, c]
                 for a in range(d):
-                    fit += Xo[a, j] * beta[q, a + 1, c]
-                e[j] += (yc[j] - fit) * ac
+                    r -= Dc[a, j] * b[q, a, c]
+                e[j] += r * ac
         for j in range(n):
-            w[j] = w[j] * g[j] * e[j]
+            w[j] = w[j] * (g[j] / sw) * e[j]
         _ard_grad_row(i, w, D2, Dif, fam, prod, shared, grad_out[q])
 
 
@@ -245,23 +243,26 @@ def _ard_ll_objective(theta, X, Y, kern, metric, loss, working_memory, n_jobs):
     h, Z = _scaled(theta, X, metric)
     d = Z.shape[1]
     Zt, Yt = np.ascontiguousarray(Z.T), np.ascontiguousarray(Y.T)
+    e = ll_exponent(Z)
+    cs, tol = 2.0**-e, spread_tolerance(np.ldexp(Z, -e))   # as ll_loo_terms
     fam, prod = family_code(kern), metric == "product"
     grad, total = np.zeros(d), 0.0
-    row_bytes = 8 * (2 * (d + 1) * (d + 1 + k) + d + 2)
+    row_bytes = 8 * (2 * _ll_bytes(d, k) + d * (k + 2) + 2)
     for rows in gen_row_chunks(n, row_bytes, working_memory):
         c, r0 = rows.stop - rows.start, rows.start
-        M, V = np.empty((c, d + 1, d + 1)), np.empty((c, d + 1, k))
+        m, ybar, S, T = _ll_buffers(c, d, k)
+        mc, anchor = np.empty((c, d)), np.empty(c, dtype=np.int64)
         empty = np.zeros(c, dtype=bool)
-        _run_chunk(r0, _ard_ll_rows, _ard_ll_parallel, c, n_jobs, Z, Zt, Yt, fam, prod, M, V,
-                   empty)
-        M_inv = np.linalg.pinv(M, hermitian=True)              # as ll_loo_terms
-        beta = M_inv @ V
-        chunk_loss, A = loss_grad(beta[:, 0, :], Y[rows], loss)
+        _run_chunk(r0, _ard_ll_rows, _ard_ll_parallel, c, n_jobs, Z, Zt, cs, Yt, fam, prod,
+                   m, ybar, S, T, mc, anchor, empty)
+        sol = local_solve(S, np.concatenate([T, m[:, :, None]], axis=2), tol)
+        b, G = np.ascontiguousarray(sol[:, :, :k]), np.ascontiguousarray(sol[:, :, k])
+        chunk_loss, A = loss_grad(ybar - np.einsum("qd,qdk->qk", m, b), Y[rows], loss)
         total += chunk_loss
         grad_rows = np.empty((c, d))
-        _run_chunk(r0, _ard_ll_grad_rows, _ard_ll_grad_parallel, c, n_jobs, Z, Zt, Yt, fam,
-                   prod, h.size == 1, np.ascontiguousarray(M_inv[:, :, 0]),
-                   np.ascontiguousarray(beta), np.ascontiguousarray(A), empty, grad_rows)
+        _run_chunk(r0, _ard_ll_grad_rows, _ard_ll_grad_parallel, c, n_jobs, Z, Zt, cs, Yt, fam,
+                   prod, h.size == 1, G, b, ybar, np.ascontiguousarray(A), mc, anchor, empty,
+                   grad_rows)
         grad += grad_rows.sum(axis=0)
     return mean_loss(total, n, k, loss), mean_loss(grad[:theta.size], n, k, loss)
 
@@ -279,8 +280,8 @@ def ard_objective(n_jobs=None):
     reg_type="lc")`` giving the mean LOO loss and its gradient in ``theta = log h``, as
     ``_ard_objective`` does. Local constant fits: the compiled loop keeps two rows of
     ``n`` (and ``n_features``) values per thread, so ``working_memory`` is not needed;
-    local linear fits: rows in chunks under ``working_memory`` (their normal equations
-    go through numpy's ``pinv`` between two compiled passes).
+    local linear fits: rows in chunks under ``working_memory`` (their centred moments go
+    through :func:`nlpfeat.kernels._loss.local_solve` between two compiled passes).
     """
     def objective(theta, X, Y, kern, metric, loss, working_memory, reg_type="lc"):
         if reg_type == "ll":

@@ -15,6 +15,7 @@ from nlpfeat.kernels._compiled._rows import (
     _TILE,
     _TINY,
     GAUSSIAN,
+    _abs_max,
     _apply_u2,
     _dot,
     _k_u,
@@ -22,25 +23,36 @@ from nlpfeat.kernels._compiled._rows import (
     _logk_u2,
     _min,
     _run_chunk,
+    _share_nearest,
     _sum,
     family_code,
 )
-from nlpfeat.kernels._loss import centred_intercepts, loss_grad, mean_loss, ray_scales
-from nlpfeat.kernels._pairwise import PairwiseScaled
+from nlpfeat.kernels._loss import (
+    centred_intercepts,
+    ll_exponent,
+    loss_grad,
+    mean_loss,
+    ray_scales,
+    spread_tolerance,
+)
+from nlpfeat.kernels._pairwise import UNDERFLOW_LOG, PairwiseScaled
 
 __all__ = ["loo_grid"]
 
 
 
 @njit(cache=True)
-def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w):
-    """Unnormalised LOO weights of training row ``i`` at grid point ``g`` into ``w``.
+def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, zi, zmax, w):
+    """Unnormalised LOO weights of training row ``i`` (coordinates ``zi``) at grid point
+    ``g`` into ``w``.
 
     ``shift``: Gaussian on a ray grid, ``exp(-(D2 - min D2) / (2 s^2))`` (never
     underflows: the nearest other point has weight 1). Otherwise the kernel of the
     distances rescaled from the base bandwidth (``R[g]`` = base / h per feature).
     A sum that underflows is redone in log space (max shift; a row with no point in
-    the support gets its nearest other point(s) by the base-bandwidth distance).
+    the support gets its nearest other point(s), :func:`_loo_nearest`, and in a row whose
+    weights underflow the tied nearest points share exactly, as numpy's
+    :func:`~nlpfeat.kernels._pairwise.tie_log_weights`).
     Returns the weight sum and whether the row had no point in the support.
     """
     d, n = Dif.shape
@@ -71,7 +83,7 @@ def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w):
     s = _sum(w, n)
     if shift or s > _TINY:
         return s, False
-    # log space, distances rescaled as above; the base-bandwidth D2 picks the nearest
+    # log space, distances rescaled as above
     top = -np.inf
     for j in range(n):
         if j == i:
@@ -82,12 +94,42 @@ def _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w):
         else:
             w[j] = _logk_point(fam, prod, Dif[:, j], R[g])
         top = max(top, w[j])
+    if top == -np.inf:
+        _loo_nearest(i, g, ray, D2, Dif, R, zi, zmax, w)
+        return 1.0, True
+    if top < UNDERFLOW_LOG:   # underflowing weights: the tied nearest points share exactly
+        near = np.empty(n)
+        _loo_nearest(i, g, ray, D2, Dif, R, zi, zmax, near)
+        for j in range(n):
+            if near[j] > 0.0:
+                w[j] = top
     for j in range(n):
-        if top == -np.inf:
-            w[j] = 1.0 if D2[j] <= Dmin else 0.0
-        else:
-            w[j] = fexp(w[j] - top)
-    return _sum(w, n), top == -np.inf
+        w[j] = fexp(w[j] - top)
+    return _sum(w, n), False
+
+
+@njit(cache=True)
+def _loo_nearest(i, g, ray, D2, Dif, R, zi, zmax, w):
+    """Equal weights on the nearest other point(s) of row ``i`` into ``w``, as the numpy
+    twin (:func:`nlpfeat.kernels._bandwidth.loo_nearest`): on a ray grid by the base
+    distances ``D2``, else in the coordinates of grid point ``g`` (``zmax[g]``: the
+    largest ``|z|`` there)."""
+    d, n = Dif.shape
+    if ray:
+        for j in range(n):
+            w[j] = D2[j]
+        _share_nearest(w, i, _abs_max(zi) + zmax[0], d, w)
+        return
+    zs = 0.0
+    for f in range(d):
+        zs = max(zs, abs(zi[f] * R[g, f]))
+    for j in range(n):
+        u2 = 0.0
+        for f in range(d):
+            x = Dif[f, j] * R[g, f]
+            u2 += x * x
+        w[j] = u2
+    _share_nearest(w, i, zs + zmax[g], d, w)
 
 
 @njit(cache=True)
@@ -109,8 +151,8 @@ def _loo_distances(i, Z, Zt, D2, Dif):
 
 
 @njit(cache=True)
-def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P, m_out,
-              ybar_out, S_out, T_out):
+def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, zmax, ll, cs, P,
+              m_out, ybar_out, S_out, T_out):
     """LOO predictions (lc: ``P[r - base, g]``) or centred local linear moments (ll:
     ``[r - base, g]`` of the four outputs, see :func:`_ll_moments`), rows ``r0 .. r1``.
 
@@ -123,15 +165,19 @@ def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, ll, P,
     Dif = np.empty((d, n))
     w = np.empty(n)
     dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
+    mc = np.empty(d)   # scratch: the centroid offset from the anchor
     for r in range(r0, r1):
         i = r
         Dmin = _loo_distances(i, Z, Zt, D2, Dif)
         for g in range(G):
-            s = _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, w)[0]
+            s = _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, Z[i],
+                                 zmax, w)[0]
             if ll:   # the coordinates are those of the grid's first bandwidth, as in numpy
                 q = r - base
-                _ll_moments(w, Z[i], Zt, Yt, dif, wdif, zero, m_out[q, g], ybar_out[q, g],
-                            S_out[q, g], T_out[q, g])
+                for j in range(n):   # normalised, as numpy's: one point with weight 1
+                    w[j] /= s
+                _ll_moments(w, Z[i], Zt, cs, Yt, dif, wdif, zero, mc, m_out[q, g],
+                            ybar_out[q, g], S_out[q, g], T_out[q, g])
             else:
                 for c in range(k1 - 1):
                     P[r - base, g, c] = _dot(w, Yt[c], n) / s
@@ -159,7 +205,12 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     ray = scales is not None
     inv_s2 = 1.0 / scales**2 if ray else np.ones(len(grid))
     shift = ray and fam == GAUSSIAN
+    # the largest |z| in the coordinates that pick the nearest points (tie rule)
+    zmax = (np.array([np.abs(Z).max(initial=0.0)]) if ray else
+            np.array([np.abs(Z * R[g]).max(initial=0.0) for g in range(len(grid))]))
     ll = reg_type == "ll"
+    e = ll_exponent(Z) if ll else 0
+    cs, tol = 2.0**-e, spread_tolerance(np.ldexp(Z, -e))   # as numpy's NWIndex.C
     Y1t = np.ascontiguousarray(np.vstack([Y.T, np.ones((1, n))]))
     G = len(grid)
     row_bytes = 8 * G * k + (G * _ll_bytes(d, k) if ll else 0)
@@ -169,9 +220,9 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
         P = np.empty((c, G, k))
         moments = _ll_buffers(c, d, k, (G,)) if ll else _ll_buffers(0, 0, 0, (0,))
         _run_chunk(rows.start, _loo_rows, _loo_parallel, c, n_jobs, Z, Zt, Y1t, fam, prod,
-                   shift, ray, R, inv_s2, ll, P, *moments)
+                   shift, ray, R, inv_s2, zmax, ll, cs, P, *moments)
         for g in range(G):
-            Pg = centred_intercepts(*(a[:, g] for a in moments)) if ll else P[:, g]
+            Pg = centred_intercepts(*(a[:, g] for a in moments), tol) if ll else P[:, g]
             totals[g] += loss_grad(Pg, Y[rows], loss)[0]
         if progress is not None:
             progress(c)

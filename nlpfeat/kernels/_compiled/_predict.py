@@ -27,7 +27,7 @@ from nlpfeat.kernels._compiled._rows import (
     _tile_weights,
     family_code,
 )
-from nlpfeat.kernels._loss import centred_intercepts
+from nlpfeat.kernels._loss import centred_intercepts, spread_tolerance
 
 __all__ = ["CompiledNW"]
 
@@ -37,7 +37,8 @@ _QBLOCK = 32         # query rows sharing each tile of training points
 
 
 @njit(cache=True)
-def _predict_ll_rows(r0, r1, Zq, Zt, Yt, fam, prod, empty, m_out, ybar_out, S_out, T_out):
+def _predict_ll_rows(r0, r1, Zq, Zt, zmax, cs, Yt, fam, prod, empty, m_out, ybar_out, S_out,
+                     T_out):
     """Centred local linear moments of the query rows ``r0 .. r1`` (row ``r`` into ``[r]``).
 
     A row's weights are computed once into a buffer (normalised by their sum, or in log
@@ -46,6 +47,7 @@ def _predict_ll_rows(r0, r1, Zq, Zt, Yt, fam, prod, empty, m_out, ybar_out, S_ou
     d, n = Zt.shape
     w = np.empty(n)
     dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
+    mc = np.empty(d)   # scratch: the centroid offset from the anchor
     for r in range(r0, r1):
         zq = Zq[r]
         s = 0.0
@@ -56,8 +58,9 @@ def _predict_ll_rows(r0, r1, Zq, Zt, Yt, fam, prod, empty, m_out, ybar_out, S_ou
             for i in range(n):
                 w[i] /= s
         else:
-            empty[r] = _log_row(zq, Zt, fam, prod, -1, w)
-        _ll_moments(w, zq, Zt, Yt, dif, wdif, zero, m_out[r], ybar_out[r], S_out[r], T_out[r])
+            empty[r] = _log_row(zq, Zt, zmax, fam, prod, -1, w)
+        _ll_moments(w, zq, Zt, cs, Yt, dif, wdif, zero, mc, m_out[r], ybar_out[r], S_out[r],
+                    T_out[r])
 
 
 @njit(cache=True, parallel=True)
@@ -81,7 +84,7 @@ def _gauss_sum_dot(buf, y, m):
 
 
 @njit(cache=True)
-def _lc_rows(r0, r1, Zq, Zt, Y1t, fam, prod, out, empty):
+def _lc_rows(r0, r1, Zq, Zt, zmax, Y1t, fam, prod, out, empty):
     """Local constant predictions of the query rows ``r0 .. r1`` into ``out``.
 
     Queries go in blocks of ``_QBLOCK``: each tile of training points (in L1) serves the
@@ -115,7 +118,7 @@ def _lc_rows(r0, r1, Zq, Zt, Y1t, fam, prod, out, empty):
         for r in range(b0, b1):
             acc = accs[r - b0]
             if not acc[k1 - 1] > _TINY:   # underflow or nothing in the support
-                empty[r] = _log_row(Zq[r], Zt, fam, prod, -1, wrow)
+                empty[r] = _log_row(Zq[r], Zt, zmax, fam, prod, -1, wrow)
                 for c in range(k1):
                     acc[c] = _dot(wrow, Y1t[c], n)
             for c in range(k1 - 1):
@@ -129,7 +132,7 @@ def _lc_parallel(n_rows, n_blocks, *args):
 
 
 @njit(cache=True)
-def _weights_rows(r0, r1, Zq, Zt, fam, prod, out, empty):
+def _weights_rows(r0, r1, Zq, Zt, zmax, fam, prod, out, empty):
     """Normalised weights of the query rows ``r0 .. r1`` into ``out`` (n_q, n_train)."""
     n = Zt.shape[1]
     for r in range(r0, r1):
@@ -143,7 +146,7 @@ def _weights_rows(r0, r1, Zq, Zt, fam, prod, out, empty):
             for i in range(n):
                 w[i] *= inv
         else:
-            empty[r] = _log_row(zq, Zt, fam, prod, -1, w)
+            empty[r] = _log_row(zq, Zt, zmax, fam, prod, -1, w)
 
 
 @njit(cache=True, parallel=True)
@@ -169,10 +172,13 @@ class CompiledNW:
         self.prod = pair.metric == "product"
         self.compact = index.kern.compact
         self.Zt = np.ascontiguousarray(pair.Z.T)
+        self.zmax = float(np.abs(pair.Z).max(initial=0.0))   # the scale of the tie rule
         self.h = np.empty(d)
         self.h[:] = pair.bandwidth          # a scalar or one per feature
         self.Y1t = index.Y1t              # (n_outputs + 1, n_train), C-ordered
         self.ll = index.reg_type == "ll"
+        self.cs = 2.0 ** -index.ll_exp2   # local linear coordinates: index.C = Z * cs
+        self.spread_tol = spread_tolerance(index.C) if self.ll else 0.0
 
     def predict(self, X, *, working_memory=None, n_jobs=None):
         """Predictions (n_q, n_outputs) and the empty-row mask for raw query rows ``X``."""
@@ -182,15 +188,15 @@ class CompiledNW:
         out = np.empty((n_q, k))
         empty = np.zeros(n_q, dtype=bool)
         if not self.ll:
-            _run(_lc_rows, _lc_parallel, n_q, n_jobs, Zq, self.Zt, self.Y1t, self.fam,
+            _run(_lc_rows, _lc_parallel, n_q, n_jobs, Zq, self.Zt, self.zmax, self.Y1t, self.fam,
                  self.prod, out, empty)
             return out, empty
         Yt = np.ascontiguousarray(self.Y1t[:k])
         for rows in gen_row_chunks(n_q, _ll_bytes(d, k), working_memory):
             moments = _ll_buffers(rows.stop - rows.start, d, k)
             _run(_predict_ll_rows, _predict_ll_parallel, rows.stop - rows.start, n_jobs,
-                 Zq[rows], self.Zt, Yt, self.fam, self.prod, empty[rows], *moments)
-            out[rows] = centred_intercepts(*moments)
+                 Zq[rows], self.Zt, self.zmax, self.cs, Yt, self.fam, self.prod, empty[rows], *moments)
+            out[rows] = centred_intercepts(*moments, self.spread_tol)
         return out, empty
 
     def weights(self, X, *, working_memory=None, n_jobs=None):
@@ -200,13 +206,13 @@ class CompiledNW:
         empty = np.zeros(n_q, dtype=bool)
         if not self.compact:
             out = np.empty((n_q, n))
-            _run(_weights_rows, _weights_parallel, n_q, n_jobs, Zq, self.Zt, self.fam,
+            _run(_weights_rows, _weights_parallel, n_q, n_jobs, Zq, self.Zt, self.zmax, self.fam,
                  self.prod, out, empty)
             return out, empty
         blocks = []
         for rows in gen_row_chunks(n_q, 8 * n, working_memory):
             W = np.empty((rows.stop - rows.start, n))
             _run(_weights_rows, _weights_parallel, W.shape[0], n_jobs, Zq[rows], self.Zt,
-                 self.fam, self.prod, W, empty[rows])
+                 self.zmax, self.fam, self.prod, W, empty[rows])
             blocks.append(sparse.csr_matrix(W))
         return sparse.vstack(blocks, format="csr"), empty

@@ -27,6 +27,7 @@ from scipy import sparse
 
 from nlpfeat.kernels._compiled._fastexp import fexp_ftz as fexp
 from nlpfeat.kernels._compiled._fastexp import wide_vectors
+from nlpfeat.kernels._pairwise import UNDERFLOW_LOG, tie_tolerance
 
 __all__ = ["GAUSSIAN", "family_code", "supports"]
 
@@ -340,13 +341,49 @@ def _logk_point(fam, prod, dif, r):
     return _logk_u2(fam, l)
 
 
+_tie_tolerance = njit(cache=True)(tie_tolerance)   # the numpy paths' rule, compiled
+
+
 @njit(cache=True)
-def _log_row(zq, Zt, fam, prod, skip, w):
+def _share_nearest(D2, skip, zscale, d, w):
+    """``w`` = equal weights on the nearest entries of ``D2`` (accurate squared scaled
+    distances), ties within :func:`~nlpfeat.kernels._pairwise.tie_tolerance` of
+    ``zscale`` (``max |z_q| + max |z_i|``), as :func:`~nlpfeat.kernels._pairwise.nearest_mask`.
+
+    ``skip`` (-1 for none) gets no weight (leave-one-out). ``w`` may be ``D2`` itself.
+    """
+    n = D2.size
+    near = np.inf
+    for i in range(n):
+        if i != skip:
+            near = min(near, D2[i])
+    cut = math.sqrt(near) + _tie_tolerance(zscale, d)
+    total = 0.0
+    for i in range(n):
+        w[i] = 1.0 if (i != skip and math.sqrt(D2[i]) <= cut) else 0.0
+        total += w[i]
+    for i in range(n):
+        w[i] /= total
+
+
+@njit(cache=True)
+def _abs_max(x):
+    s = 0.0
+    for i in range(x.size):
+        s = max(s, abs(x[i]))
+    return s
+
+
+@njit(cache=True)
+def _log_row(zq, Zt, zmax, fam, prod, skip, w):
     """Normalised weights of one row in log space into ``w``; returns True when empty.
 
     Max shift, then ``exp``; a row with no training point in the support (all
-    ``-inf``) shares its weight equally among its nearest training point(s) (squared
-    scaled Euclidean distance). ``skip`` (-1 for none) is left out (leave-one-out).
+    ``-inf``) shares its weight equally among its nearest training point(s)
+    (:func:`_share_nearest`; ``zmax`` is ``max |z_i|`` of the training rows), and in a row
+    whose weights underflow the tied nearest points get the largest log weight, as
+    :func:`~nlpfeat.kernels._pairwise.tie_log_weights`. ``skip`` (-1 for none) is left
+    out (leave-one-out).
     """
     n, d = Zt.shape[1], Zt.shape[0]
     dif, ones = np.empty(d), np.ones(d)
@@ -359,23 +396,21 @@ def _log_row(zq, Zt, fam, prod, skip, w):
             dif[f] = zq[f] - Zt[f, i]
         w[i] = _logk_point(fam, prod, dif, ones)
         top = max(top, w[i])
-    if top == -np.inf:
-        near = np.inf
+    if top == -np.inf or top < UNDERFLOW_LOG:
+        near = np.empty(n)
         for i in range(n):
-            if i != skip:
-                u2 = 0.0
-                for f in range(d):
-                    diff = zq[f] - Zt[f, i]
-                    u2 += diff * diff
-                w[i] = u2
-                near = min(near, u2)
-        total = 0.0
-        for i in range(n):
-            w[i] = 1.0 if (i != skip and w[i] <= near) else 0.0
-            total += w[i]
-        for i in range(n):
-            w[i] /= total
-        return True
+            u2 = 0.0
+            for f in range(d):
+                diff = zq[f] - Zt[f, i]
+                u2 += diff * diff
+            near[i] = u2
+        _share_nearest(near, skip, _abs_max(zq) + zmax, d, near)
+        if top == -np.inf:
+            w[:] = near
+            return True
+        for i in range(n):   # underflowing weights: the tied nearest points share exactly
+            if near[i] > 0.0:
+                w[i] = top
     total = 0.0
     for i in range(n):
         w[i] = fexp(w[i] - top)
