@@ -140,10 +140,9 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
     1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
     X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
     (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel); training
-    inputs that are zero everywhere carry no scale, so queries off them are read in
-    their own units. Beyond that range the result is still correct or a ValueError says
-    what to change; never a silent NaN, infinity or mean.
+    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
+    range the result is still correct or a ValueError says what to change; never a
+    silent NaN, infinity or mean.
 
     Examples
     --------

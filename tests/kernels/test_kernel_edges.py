@@ -182,10 +182,12 @@ def test_attention_standardisation_is_relative_to_each_feature():
     const = np.column_stack([np.full(len(X), 3.0e-30), X[:, 1]])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        # a constant column is scaled by its magnitude (scale-equivariant), zeros by 1
+        # a constant column is scaled by its magnitude (scale-equivariant), zeros by the
+        # largest magnitude of the other columns, data zero everywhere by 1
         assert reg.fit(const, y).X_scale_[0] == 3.0e-30
         const[:, 0] = 0.0
-        assert reg.fit(const, y).X_scale_[0] == 1.0
+        assert reg.fit(const, y).X_scale_[0] == np.abs(const[:, 1]).max()
+        assert reg.fit(np.zeros_like(const), y).X_scale_[0] == 1.0
 
 
 def test_numerical_contract_is_one_wording_in_every_numeric_estimator():
