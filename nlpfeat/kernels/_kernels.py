@@ -106,6 +106,21 @@ class Kernel:
             return (get_kernel, (self.name,))
         return object.__reduce__(self)
 
+    def _registered(self):
+        """Whether this is the registry's kernel of its name (or a copy loaded from it)."""
+        kern = _REGISTRY.get(self.name)
+        return kern is not None and (kern is self or vars(kern) == vars(self))
+
+    def __getstate__(self):
+        # skops saves the state, not ``__reduce__``: a registered kernel by its name (its
+        # functions are closures, which neither skops nor pickle can save), others whole.
+        return {"registered_name": self.name} if self._registered() else dict(vars(self))
+
+    def __setstate__(self, state):
+        if set(state) == {"registered_name"}:
+            state = vars(get_kernel(state["registered_name"]))
+        vars(self).update(state)
+
     @property
     def differentiable(self):
         return self._dlog_k_du is not None

@@ -347,6 +347,17 @@ class TopicModel(TransformerMixin, BaseEstimator):
 
     # ---- fitting ---------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=True)
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        if "_backend" in state and state.get("model_") is state["_backend"].model:
+            del state["model_"]                  # the backend's model, saved once, there
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_backend" in state and "model_" not in state:
+            self.model_ = self._backend.model
+
     def fit(self, X, y=None):
         """Learn the topics of ``X`` (document-term matrix or token lists) and their coherence.
 
