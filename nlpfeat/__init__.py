@@ -12,7 +12,7 @@ rule that the numeric core knows no text holds at run time too.
 """
 import importlib
 
-from nlpfeat._persist import trusted_types
+from nlpfeat._persist import trusted_types  # noqa: F401 (public: nlpfeat.trusted_types)
 
 __version__ = "0.2.0.dev0"
 

@@ -61,7 +61,8 @@ def position_grid(n_positions):
     return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
 
 
-class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
+                                auto_wrap_output_keys=None):
     """Locally weighted bag of words: kernel-smoothed word histograms along each document.
 
     At ``n_positions`` evenly spaced points ``mu_j`` of [0, 1] (``linspace(0, 1, n)``;

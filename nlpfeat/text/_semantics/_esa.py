@@ -141,7 +141,8 @@ def explicit_semantic_vectors(D, C, topn, *, working_memory=None, n_jobs=None):
 
 
 class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
-                               BaseEstimator):
+                               BaseEstimator,
+                               auto_wrap_output_keys=None):
     """Explicit semantic analysis: a document as its similarity to each concept document.
 
     ``fit`` weights a concept corpus (one document per concept: Wikipedia articles in the

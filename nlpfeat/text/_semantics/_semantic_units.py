@@ -78,7 +78,8 @@ def _cluster(unit_vectors, n_units, method, rng):
                                    linkage="average").fit_predict(unit_vectors)
 
 
-class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
+                             auto_wrap_output_keys=None):
     """Count semantic units (clusters of word vectors) per document (sparse).
 
     ``fit`` looks up the vector of every word of the corpus, clusters the words into

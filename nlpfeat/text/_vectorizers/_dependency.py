@@ -84,7 +84,8 @@ def _from_doc(doc, index):
     return sentences
 
 
-class DependencyBagOfWords(TransformerMixin, BaseEstimator):
+class DependencyBagOfWords(TransformerMixin, BaseEstimator,
+                           auto_wrap_output_keys=None):
     """Count dependency relations ``head|relation|dependent`` per document (sparse).
 
     Each document is one or more parsed sentences: CoNLL-U text (from UDPipe, Stanza,
