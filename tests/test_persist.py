@@ -118,3 +118,37 @@ def test_pickle_still_round_trips_the_plain_state():
         est = _fit(name)
         np.testing.assert_array_equal(_outputs(pickle.loads(pickle.dumps(est)), name)[0],
                                       _outputs(est, name)[0])
+
+
+def test_the_saving_models_page_runs_as_written(tmp_path, monkeypatch):
+    import pathlib
+    import re
+
+    page = pathlib.Path(__file__).parents[1] / "docs" / "saving_models.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    assert blocks
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {})
+    assert (tmp_path / "model.skops").exists()
+
+
+def _laplace(u):
+    return np.exp(-np.abs(u))
+
+
+def test_a_registered_kernel_is_saved_by_name_a_callable_one_not_at_all():
+    from nlpfeat.kernels import NadarayaWatsonRegressor, register_kernel, unregister_kernel
+
+    with pytest.raises(TypeError, match="register_kernel"):
+        sio.dumps(NadarayaWatsonRegressor(_laplace, bandwidth=0.7).fit(X, X[:, 0]))
+    register_kernel("laplace-persist-test", _laplace)
+    try:
+        est = NadarayaWatsonRegressor("laplace-persist-test", bandwidth=0.7).fit(X, X[:, 0])
+        data = sio.dumps(est)
+        restored = _round_trip(est)
+        np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+    finally:
+        unregister_kernel("laplace-persist-test")
+    with pytest.raises(ValueError, match="Unknown kernel 'laplace-persist-test'"):
+        sio.loads(data, trusted=nlpfeat.trusted_types())

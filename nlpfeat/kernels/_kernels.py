@@ -114,7 +114,16 @@ class Kernel:
     def __getstate__(self):
         # skops saves the state, not ``__reduce__``: a registered kernel by its name (its
         # functions are closures, which neither skops nor pickle can save), others whole.
-        return {"registered_name": self.name} if self._registered() else dict(vars(self))
+        if self._registered():
+            return {"registered_name": self.name}
+        local = [k for k, v in vars(self).items() if "<" in getattr(v, "__qualname__", "")]
+        if local:                    # a lambda or a closure: pickle and skops cannot save it
+            raise TypeError(
+                f"kernel {self.name!r} holds functions defined inside another function "
+                f"({', '.join(local)}), which cannot be saved; register it with "
+                f"register_kernel({self.name!r}, func) and pass kernel={self.name!r} (register "
+                f"it again before loading).")
+        return dict(vars(self))
 
     def __setstate__(self, state):
         if set(state) == {"registered_name"}:
