@@ -71,6 +71,9 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
     ``mu_j``; every local histogram sums to 1. A huge bandwidth gives the l1-normalised
     bag of words at every point; a small one, the words near ``mu_j``.
 
+    The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
+    vectorizers).
+
     Parameters
     ----------
     n_positions : int, default=5

@@ -149,7 +149,8 @@ class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
     original, any in-domain collection here) with ``vectorizer``; ``transform`` weights each
     document the same way and returns its cosine similarity to every concept, keeping the
     ``topn`` largest per document. The output is a sparse (n_documents, n_concepts)
-    matrix whose columns are named by the concepts.
+    matrix whose columns are named by the concepts (so ``set_output`` is not offered, as by
+    scikit-learn's vectorizers).
 
     Parameters
     ----------

@@ -87,6 +87,9 @@ class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
     tokens that fall in each unit. Words of the corpus without a vector are dropped or kept
     as units of their own.
 
+    The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
+    vectorizers).
+
     Parameters
     ----------
     embeddings : PMIEmbedding, gensim KeyedVectors, mapping of str to vector or None, \

@@ -100,6 +100,9 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator,
     * ``"path2"``: paths of length 2 down the tree, ``grandparent|relation|head|relation|
       dependent``, e.g. ``sat|obl|mat|case|on``.
 
+    The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
+    vectorizers).
+
     Parameters
     ----------
     features : tuple of str, default=("triple",)
