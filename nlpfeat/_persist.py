@@ -39,6 +39,7 @@ _TRUSTED = {
     "nlpfeat.kernels._pairwise": ["PairwiseScaled"],
     "nlpfeat.text._association._collocations": ["Collocations"],
     "nlpfeat.text._counting._ngram_counts": ["NgramCounts"],
+    "nlpfeat.text._counting._pair_counts": ["PairCounts"],
     "nlpfeat.text._counting._term_counts": ["TermCounts"],
     "nlpfeat.text._kernel_features._lowbow": ["LocallyWeightedBagOfWords"],
     "nlpfeat.text._kernel_features._pooling": ["KernelAttentionPooling"],

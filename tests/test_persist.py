@@ -7,10 +7,10 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _estimator_cases import CASES, DOCS, X, public_estimators
+from _estimator_cases import CASES, DOCS, TOKENS, X, public_estimators
 
 import nlpfeat
-from nlpfeat.text import BagOfWords
+from nlpfeat.text import BagOfWords, Collocations, PMIEmbedding, TfidfVectorizer
 
 sio = pytest.importorskip("skops.io")
 
@@ -23,13 +23,17 @@ def _fit(name):
         return est.fit(data, target) if target is not None else est.fit(data)
 
 
+def _dense(out):
+    return out.toarray() if sp.issparse(out) else out
+
+
 def _outputs(est, name):
     """What the fitted estimator gives on its training input."""
     data = CASES[name][1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = est.predict(data) if hasattr(est, "predict") else est.transform(data)
-    out = out.toarray() if sp.issparse(out) else out
+    out = _dense(out)
     names = est.get_feature_names_out() if hasattr(est, "get_feature_names_out") else None
     return out, names
 
@@ -152,3 +156,21 @@ def test_a_registered_kernel_is_saved_by_name_a_callable_one_not_at_all():
         unregister_kernel("laplace-persist-test")
     with pytest.raises(ValueError, match="Unknown kernel 'laplace-persist-test'"):
         sio.loads(data, trusted=nlpfeat.trusted_types())
+
+
+@pytest.mark.parametrize("make, data", [
+    (lambda: PMIEmbedding(2, window=2, min_count=1, random_state=0), DOCS),
+    (lambda: BagOfWords(ngram_range=(1, 2)), DOCS),
+    (lambda: TfidfVectorizer(), DOCS),
+    (lambda: Collocations(min_count=1, input="tokens"), TOKENS),
+], ids=["pmi", "bow", "tfidf", "collocations"])
+def test_a_restored_partial_fit_keeps_counting(make, data):
+    est = make().partial_fit(data[:4])
+    restored = _round_trip(est)
+    est.partial_fit(data[4:])
+    restored.partial_fit(data[4:])
+    got, want = restored.transform(data), est.transform(data)
+    if isinstance(want, list):
+        assert got == want
+    else:
+        np.testing.assert_array_equal(_dense(got), _dense(want))

@@ -353,8 +353,6 @@ class TopicModel(TransformerMixin, BaseEstimator):
                              f"n_features={n_features}) = {limit} topics; got "
                              f"n_components={self.n_components}. Choose n_components <= {limit}.")
 
-    # ---- fitting ---------------------------------------------------------------------
-    @fit_context(prefer_skip_nested_validation=True)
     def __getstate__(self):
         state = dict(super().__getstate__())
         if "_backend" in state and state.get("model_") is state["_backend"].model:
@@ -366,6 +364,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
         if "_backend" in state and "model_" not in state:
             self.model_ = self._backend.model
 
+    # ---- fitting ---------------------------------------------------------------------
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the topics of ``X`` (document-term matrix or token lists) and their coherence.
 
