@@ -35,6 +35,7 @@ _TRUSTED = {
     "nlpfeat.kernels._compiled._predict": ["CompiledNW"],
     "nlpfeat.kernels._estimators": ["NadarayaWatsonClassifier", "NadarayaWatsonRegressor"],
     "nlpfeat.kernels._kernels": ["Kernel"],
+    "nlpfeat.kernels._mixed": ["MixedIndex", "MixedScaled"],
     "nlpfeat.kernels._nadaraya_watson": ["NWIndex"],
     "nlpfeat.kernels._pairwise": ["PairwiseScaled"],
     "nlpfeat.text._association._collocations": ["Collocations"],
@@ -133,8 +134,10 @@ def decode(value, classes=()):
     if value.kind == "sparse":
         build = {("csr", False): sp.csr_matrix, ("csc", False): sp.csc_matrix,
                  ("csr", True): sp.csr_array, ("csc", True): sp.csc_array}
-        return build[parts["format"], bool(parts["array"])](
+        matrix = build[parts["format"], bool(parts["array"])](
             (parts["data"], parts["indices"], parts["indptr"]), shape=tuple(parts["shape"]))
+        matrix.check_format(full_check=True)        # indices in bounds: a file could lie
+        return matrix
     if value.kind == "dtype":
         return np.dtype(parts)
     if value.kind == "object":

@@ -67,6 +67,8 @@ CASES = {
     "nw-loo": (lambda: NadarayaWatsonRegressor(bandwidth="loo"), X, Y),
     "nw-sparse-cosine": (lambda: NadarayaWatsonRegressor(bandwidth=0.5, metric="cosine"),
                          sp.csr_matrix(np.abs(X)), Y),
+    "nw-mixed": (lambda: NadarayaWatsonRegressor(bandwidth=[0.8, 0.5], var_type="cu"),
+                 np.column_stack([X[:, 0], np.arange(12) % 3]), Y),
     "nw-classifier": (lambda: NadarayaWatsonClassifier(bandwidth=0.8), X,
                       np.where(Y > 0, "hi", "lo")),
     "attention": (lambda: AttentionRegressor(n_heads=2, d_k=2, max_iter=2, random_state=0),

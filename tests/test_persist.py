@@ -174,3 +174,17 @@ def test_a_restored_partial_fit_keeps_counting(make, data):
         assert got == want
     else:
         np.testing.assert_array_equal(_dense(got), _dense(want))
+
+
+def test_a_tampered_state_is_refused_not_run_out_of_bounds():
+    from nlpfeat._persist import decode, encode
+
+    state = encode(sp.csr_matrix(np.eye(3)))
+    state.parts["indices"] = np.array([0, 1, 7], dtype=state.parts["indices"].dtype)
+    with pytest.raises(ValueError):
+        decode(state)
+    est = _fit("nw")
+    compiled = est._index.compiled                   # numba's side of a dense Gaussian fit
+    state = dict(vars(compiled), Y1t=np.ascontiguousarray(compiled.Y1t[:, :3]))
+    with pytest.raises(ValueError, match="inconsistent saved state"):
+        type(compiled).__new__(type(compiled)).__setstate__(state)
