@@ -76,6 +76,15 @@ CASES = {
     "sequence": (lambda: SequenceAttentionRegressor(3, n_layers=1, d_model=4, n_heads=2,
                                                     dim_feedforward=4, max_iter=1,
                                                     random_state=0), X_SEQ, Y_SEQ),
+    "sequence-learned-gelu": (lambda: SequenceAttentionRegressor(
+        3, n_layers=1, d_model=4, n_heads=2, dim_feedforward=4, max_iter=1, dropout=0.1,
+        activation="gelu", positional="learned", causal=True, dtype=np.float32,
+        random_state=0), X_SEQ, Y_SEQ),
+    "sequence-rotary": (lambda: SequenceAttentionRegressor(
+        3, n_layers=1, d_model=4, n_heads=2, n_kv_heads=1, dim_feedforward=4, max_iter=1,
+        positional="rope", output="last", random_state=0), X_SEQ, Y_SEQ),
+    "attention-additive": (lambda: AttentionRegressor("additive", n_heads=2, d_k=2, max_iter=2,
+                                                 early_stopping=True, random_state=0), X, Y),
 }
 
 
