@@ -56,7 +56,9 @@ def spans_of_token_lists(token_lists, start=0):
     """One list of str per document -> ``(buffer, starts, ends, doc_offsets)``.
 
     Document ``d`` has the tokens ``doc_offsets[d] .. doc_offsets[d + 1] - 1``, token ``t``
-    the UTF-8 bytes ``buffer[starts[t]:ends[t]]``.
+    the UTF-8 bytes ``buffer[starts[t]:ends[t]]``. The tokens are joined by ``"\\x00"``
+    (UTF-8 encodes only U+0000 with a zero byte), so numpy finds where they end; when a
+    token holds U+0000 itself, the byte offset of each code point is used instead.
 
     Examples
     --------
@@ -69,6 +71,20 @@ def spans_of_token_lists(token_lists, start=0):
     np.cumsum(np.fromiter(map(len, token_lists), np.int64, len(token_lists)),
               out=doc_offsets[1:])
     tokens = list(chain.from_iterable(token_lists))
+    if tokens:
+        try:
+            data = "\x00".join(tokens).encode("utf-8")
+        except (TypeError, UnicodeEncodeError):
+            data = None
+        if data is not None:          # the zero bytes end the tokens, unless a token has one
+            buffer = np.frombuffer(data, np.uint8)
+            zeros = np.flatnonzero(buffer == 0)
+            if zeros.size == len(tokens) - 1:
+                starts = np.empty(len(tokens), np.int64)
+                ends = np.empty(len(tokens), np.int64)
+                starts[0], starts[1:] = 0, zeros + 1
+                ends[:-1], ends[-1] = zeros, buffer.size
+                return buffer, starts, ends, doc_offsets
     try:
         buffer, char_bytes, token_chars = encode_texts(tokens)
     except ValueError:                              # name the document, not the token

@@ -117,7 +117,7 @@ def test_default_tokens_are_the_cjk_aware_ones():
 
 def test_callable_analyzer_and_tokens_input():
     def analyzer(doc):
-        return doc.split() + ["", "x y"]                      # empty and spaced features
+        return doc.split() + ["", "x y", "a\x00b"]        # empty, spaced and NUL features
 
     sk = SklearnHashing(analyzer=analyzer, n_features=11)
     assert_same_csr(HashingVectorizer(analyzer=analyzer, n_features=11).transform(DOCS),
