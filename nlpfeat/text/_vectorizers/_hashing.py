@@ -30,8 +30,9 @@ from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = ["HashingVectorizer"]
 
-#: code points (tokens with ``input="tokens"``) of one chunk of documents
-_CHUNK_SIZE = 1 << 20
+#: code points (tokens with ``input="tokens"``) of one chunk of documents, times the
+#: number of n-gram lengths: about as many features, 24 bytes each in the compiled pass
+_CHUNK_SIZE = 1 << 18
 _INT32_MAX = np.iinfo(np.int32).max
 
 
@@ -238,8 +239,9 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
 
         hashes_of = self._hashes_fn()
         pieces, n_documents = [], 0
-        cost = len if self.input == "tokens" else _code_points
-        for start, chunk in document_chunks(self._iter_docs(X), _CHUNK_SIZE, cost=cost):
+        min_n, max_n = check_ngram_range(self.ngram_range)
+        limit = max(1, _CHUNK_SIZE // (max_n - min_n + 1))     # features of a chunk
+        for start, chunk in document_chunks(self._iter_docs(X), limit, cost=len):
             hashes, row_offsets = hashes_of(chunk, start)
             pieces.append(hashed_rows(hashes, row_offsets, self.n_features,
                                       self.alternate_sign))
@@ -310,10 +312,6 @@ def _chunk_spans(docs, tokens, start):
     doc_offsets)``: the one place where the compiled tokenizer's ``token_spans`` replaces
     Python's tokenization (``tokens``: one document -> its list of tokens)."""
     return spans_of_token_lists(list(map(tokens, docs)), start)
-
-
-def _code_points(doc):
-    return len(doc)
 
 
 def _collapsed(text):
