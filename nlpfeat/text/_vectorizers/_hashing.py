@@ -309,8 +309,14 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
 
 def _chunk_spans(docs, tokens, start):
     """The word tokens of a chunk of decoded documents as ``(buffer, starts, ends,
-    doc_offsets)``: the one place where the compiled tokenizer's ``token_spans`` replaces
-    Python's tokenization (``tokens``: one document -> its list of tokens)."""
+    doc_offsets)``, from ``tokens`` (one document -> its list of tokens: Python's
+    tokenization).
+
+    The one place for the compiled tokenizer of issue 26 (``token_spans``, same spans):
+    for the options it honours exactly (default tokenizer and pattern; no stop words,
+    stemmer or preprocessor; accents by name) the body becomes ``token_spans(docs,
+    lowercase=..., preprocess=...)``, this line where it returns None (a lone surrogate).
+    """
     return spans_of_token_lists(list(map(tokens, docs)), start)
 
 
