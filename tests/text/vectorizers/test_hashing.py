@@ -189,3 +189,12 @@ def test_bad_input_is_a_clear_error():
         HashingVectorizer(tokenizer=str.split).transform(["a", "b", "c \udfff"])
     with pytest.raises(TypeError, match="Features must be str"):
         HashingVectorizer(analyzer=lambda doc: [1, 2]).transform(["a"])
+
+
+@pytest.mark.parametrize("kwargs", [{"encoding": "latin-1"}, {"decode_error": "replace"},
+                                    {"decode_error": "ignore", "analyzer": "char"}])
+def test_bytes_are_decoded_as_sklearn_decodes_them(kwargs):
+    docs = [b"caf\xe9 cr\xe8me br\xfbl\xe9e", b"na\xefve \xff\xfe text", "déjà vu".encode()]
+    pattern = {} if "analyzer" in kwargs else {"token_pattern": SKLEARN_PATTERN}
+    ours = HashingVectorizer(**kwargs, **pattern).transform(docs)
+    assert_same_csr(ours, SklearnHashing(**kwargs).transform(docs))
