@@ -54,6 +54,7 @@ _TRUSTED = {
     "nlpfeat.text._vectorizers._bow": ["BagOfWords"],
     "nlpfeat.text._vectorizers._count_deviation": ["CountDeviation"],
     "nlpfeat.text._vectorizers._dependency": ["DependencyBagOfWords"],
+    "nlpfeat.text._vectorizers._hashing": ["HashingVectorizer"],
     "nlpfeat.text._vectorizers._positional": ["PositionalBagOfWords"],
     "nlpfeat.text._vectorizers._term_weighting": ["TermWeighting"],
     "nlpfeat.text._vectorizers._tfidf": ["TfidfVectorizer"],
