@@ -38,7 +38,11 @@ templates_path = ["_templates"]
 html_theme = "pydata_sphinx_theme"
 html_theme_options = {"navigation_with_keys": False, "show_prev_next": False}
 html_title = f"nlpfeat {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["nlpfeat.css"]
+# Docutils' "smart quotes" turn ``--with-torch`` into an en dash and straight quotes into
+# curly ones, so that a command copied from the page no longer runs: keep the text as typed.
+smartquotes = False
 
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
@@ -54,6 +58,10 @@ SECTIONS = [
     ("nlpfeat.text", "Text features"),
     ("nlpfeat.kernels", "Kernel regression"),
     ("nlpfeat.attention", "Neural attention (numpy)"),
+    ("nlpfeat.attention.layers", "Attention layers"),
+    ("nlpfeat.attention.functional", "Attention functions"),
+    ("nlpfeat.attention.optim", "Optimisers and initialisation"),
+    ("nlpfeat.text.tokenize", "Tokenizers"),
     ("nlpfeat.datasets", "Datasets"),
     ("nlpfeat.viz", "Figures"),
     ("nlpfeat.compare", "The comparison"),
@@ -142,15 +150,22 @@ class FiguresWritten:
         return figure_rst(image_names, gallery_conf["src_dir"])
 
 
-def _argv(script_name, gallery_conf):
-    return ["--quick", "--out", str(_FIGURES)]
+def _argv(gallery_conf, script_vars):
+    """The quick form of an example: ``--quick``, and ``--out`` where the script takes it."""
+    import re
+
+    source = Path(script_vars["src_file"]).read_text(encoding="utf-8")
+    options = set(re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", source))
+    argv = ["--quick"]
+    if "--out" in options:
+        argv += ["--out", str(_FIGURES)]
+    return argv
 
 
 sphinx_gallery_conf = {
     "examples_dirs": str(_gallery_sources()),
     "gallery_dirs": "auto_examples",
-    "filename_pattern": os.environ.get("NLPFEAT_DOCS_RUN_EXAMPLES",
-                                       r"/(fat_cat_attention)\.py$"),
+    "filename_pattern": os.environ.get("NLPFEAT_DOCS_RUN_EXAMPLES", r"/[^_/][^/]*\.py$"),
     "image_scrapers": (FiguresWritten(),),
     "reset_argv": _argv,
     "download_all_examples": False,
