@@ -36,7 +36,8 @@ exclude_patterns = ["_build", "_gallery_src", "sg_execution_times.rst", "**.ipyn
                     "auto_examples/*.py", "auto_examples/*.zip"]
 templates_path = ["_templates"]
 html_theme = "pydata_sphinx_theme"
-html_theme_options = {"navigation_with_keys": False, "show_prev_next": False}
+html_theme_options = {"navigation_with_keys": False, "show_prev_next": False,
+                      "show_toc_level": 2}   # "On this page" lists the methods too
 html_title = f"nlpfeat {release}"
 html_static_path = ["_static"]
 html_css_files = ["nlpfeat.css"]
@@ -78,19 +79,23 @@ def _public(module_name):
         obj = getattr(module, name, None)
         if obj is None or not callable(obj) or type(obj).__name__ == "module":
             continue
-        out.append(name)
+        out.append((name, obj))
     return out
 
 
 def _write_api():
     lines = ["API reference", "=============", "",
-             "Every public estimator, function and class, by subpackage (generated from each",
-             "subpackage's ``__all__``). Each is also importable from the top level, e.g.",
-             "``from nlpfeat import NadarayaWatsonRegressor``.", ""]
-    for module_name, title in SECTIONS:
+             "Every public estimator, function and class, by public module (generated from",
+             "each module's ``__all__``). The estimators are also importable from the top",
+             "level, e.g. ``from nlpfeat import NadarayaWatsonRegressor``.", ""]
+    seen = set()   # an object exported by two modules (attention and attention.layers)
+    for module_name, title in SECTIONS:   # gets one page, under the first
         lines += [title, "-" * len(title), "", f".. currentmodule:: {module_name}", "",
                   ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
-        lines += [f"   {name}" for name in _public(module_name)]
+        for name, obj in _public(module_name):
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                lines.append(f"   {name}")
         lines.append("")
     (HERE / "api.rst").write_text("\n".join(lines), encoding="utf-8")
 
