@@ -98,6 +98,9 @@ def _write_api():
                 lines.append(f"   {name}")
         lines.append("")
     (HERE / "api.rst").write_text("\n".join(lines), encoding="utf-8")
+    # autosummary writes a page per listed name; pages left from an earlier list (a name
+    # that moved or was removed) would be orphans, a warning under -W
+    shutil.rmtree(HERE / "generated", ignore_errors=True)
 
 
 _write_api()

@@ -1,4 +1,8 @@
-"""Every code block of the README works as written.
+"""Every code block of the README and of the user guide's pages works as written.
+
+The README's first screen holds the two commands and a Pipeline; the user guide's pages
+(``docs/guide/*.md``, on the site beside the README) hold the rest, and are read the same
+way, so they are checked the same way:
 
 - A ```python block runs as a script (``python block.py``) in a subprocess, in an empty
   temporary folder, and must exit 0: it may use only the bundled data and the files it
@@ -27,6 +31,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCUMENTS = [README, *sorted((ROOT / "docs" / "guide").glob("*.md"))]
 #: import names of distributions whose name differs
 IMPORT_NAMES = {"dask[distributed]": ["dask", "distributed"]}
 #: commands a bash block may hold that other tests run (the suite itself, the venv)
@@ -35,14 +40,16 @@ DOCS_BUILD = "python -m sphinx -W -b html docs docs/_build/html"
 
 
 def _blocks():
-    """(section, language, code) of every fenced block, in order."""
-    blocks, section = [], ""
-    text = README.read_text(encoding="utf-8")
-    for match in re.finditer(r"^(## [^\n]*)$|^```(\w*)\n(.*?)^```$", text, re.M | re.S):
-        if match.group(1):
-            section = match.group(1)[3:].strip()
-        else:
-            blocks.append((section, match.group(2), match.group(3)))
+    """(section, language, code) of every fenced block, in order; a section is a
+    document's name and the title of its ``#`` or ``##`` heading."""
+    blocks = []
+    for document in DOCUMENTS:
+        text, section = document.read_text(encoding="utf-8"), document.name
+        for match in re.finditer(r"^(##? [^\n]*)$|^```(\w*)\n(.*?)^```$", text, re.M | re.S):
+            if match.group(1):
+                section = f"{document.name}: {match.group(1).lstrip('#').strip()}"
+            else:
+                blocks.append((section, match.group(2), match.group(3)))
     return blocks
 
 
@@ -95,6 +102,7 @@ BASH_BLOCKS = [(s, code) for s, lang, code in _blocks() if lang == "bash"]
 
 def test_the_readme_has_its_blocks():
     assert len(PYTHON_BLOCKS) >= 3 and len(BASH_BLOCKS) >= 2
+    assert BASH_BLOCKS[0][0].startswith("README.md")
     first = next(iter(_commands(BASH_BLOCKS[0][1])))
     assert first.startswith("pip install -e"), "the README opens with the install command"
 
@@ -108,7 +116,7 @@ def test_python_block_runs_as_written(index, tmp_path):
                PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run([sys.executable, script.name], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, (f"README block {index} ({section!r}) failed:\n{code}\n"
+    assert proc.returncode == 0, (f"block {index} ({section!r}) failed:\n{code}\n"
                                   f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
 
 
@@ -128,7 +136,7 @@ def test_python_block_installs_what_it_imports(index):
     extras = _extras()
     provided = set().union(*(extras[e] for e in installed if e in extras)) if installed else set()
     missing = needed - provided
-    assert not missing, (f"README block {index} ({section!r}) imports {sorted(missing)}: "
+    assert not missing, (f"block {index} ({section!r}) imports {sorted(missing)}: "
                          f"put `pip install -e \".[EXTRA]\"` with the extra that provides "
                          f"it before the block, in its section")
 
@@ -178,4 +186,4 @@ def test_bash_block_names_what_exists(index, capsys):
             docs_test = (ROOT / "tests" / "test_docs.py").read_text(encoding="utf-8")
             assert '"-W"' in docs_test and '"html", str(ROOT / "docs")' in docs_test
         else:
-            assert command in KNOWN, f"README bash line {command!r}: no check knows it"
+            assert command in KNOWN, f"bash line {command!r}: no check knows it"
