@@ -170,6 +170,11 @@ def _argv(gallery_conf, script_vars):
     return argv
 
 
+# sphinx-gallery keeps an example's output while the script is unchanged, so that what a
+# build shows would depend on the builds before it (a script run by an earlier build
+# would show its output in a build that runs only some); start from nothing instead.
+shutil.rmtree(HERE / "auto_examples", ignore_errors=True)
+
 sphinx_gallery_conf = {
     "examples_dirs": str(_gallery_sources()),
     "gallery_dirs": "auto_examples",

@@ -246,7 +246,7 @@ def test_every_example_runs_in_the_gallery_with_its_figures(tmp_path):
         output = re.search(r'<div class="sphx-glr-script-out[^"]*">.*?<pre>(.*?)</pre>', page,
                            re.S)
         assert output and output.group(1).strip(), f"{script}: no output on its page"
-        n_images = len(re.findall(r'<img [^>]*class="sphx-glr-(?:single|multi)-img', page))
+        n_images = len(re.findall(r'<img [^>]*class\s*=\s*"sphx-glr-(?:single|multi)-img', page))
         assert n_images >= len(figures.get(script, [])), (script, n_images)
     index = (full / "auto_examples" / "index.html").read_text(encoding="utf-8")
     assert index.count("sphx-glr-thumbcontainer") == len(scripts)
