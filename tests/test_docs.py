@@ -92,6 +92,10 @@ def test_every_public_name_has_an_api_page_with_an_example(site):
             text = page.read_text(encoding="utf-8")
             assert "Examples" in text and "&gt;&gt;&gt;" in text, f"{name}: no example"
     assert (site / "user_guide.html").exists() and (site / "concepts.html").exists()
+    guide = (site / "user_guide.html").read_text(encoding="utf-8")
+    for page in sorted((ROOT / "docs" / "guide").glob("*.md")):
+        assert (site / "guide" / f"{page.stem}.html").exists(), page.name
+        assert f'href="guide/{page.stem}.html' in guide, f"the user guide links no {page.name}"
 
 
 def _pages(site):
@@ -105,7 +109,8 @@ def test_no_page_turns_a_double_hyphen_into_a_dash(site):
         text = page.read_text(encoding="utf-8")
         found = dash.findall(text)
         assert not found, f"{page.relative_to(site)}: an en/em dash before a word"
-    guide = html.unescape((site / "user_guide.html").read_text(encoding="utf-8"))
+    guide = html.unescape("".join(p.read_text(encoding="utf-8")
+                                  for p in (site / "guide").glob("*.html")))
     for option in ("--with-torch", "--quick", "--dask-workers", "--skip-blank"):
         assert option in guide, option
     assert "\u201c" not in (site / "migration.html").read_text(encoding="utf-8")
