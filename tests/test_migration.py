@@ -65,10 +65,6 @@ NLPFEAT_EXTRA = {
     "mha": "nlpfeat.attention:MultiHeadAttention",
     "collocations": "nlpfeat.text:Collocations",
 }
-#: nlpfeat names the page shows that another branch is adding (issue 26's
-#: ``HashingVectorizer``): their rows are checked once the name exists, and
-#: ``test_pending_names_have_landed`` says whether it does yet
-PENDING = {"HashingVectorizer"}
 #: methods that return the estimator itself
 RETURNS_SELF = {"fit", "partial_fit", "set_params", "from_words"}
 
@@ -177,19 +173,9 @@ def test_the_page_is_in_the_site():
 
 
 def test_every_nlpfeat_call_binds_to_its_signature():
-    names = _nlpfeat_names()
-    resolver = _Resolver(names)
+    resolver = _Resolver(_nlpfeat_names())
     for section, _, cell in _rows():
-        if any(f"`{name}(" in cell for name in PENDING - set(names)):
-            continue  # see test_pending_names_have_landed
         assert _check_cell(resolver, cell) > 0, f"{section}: no nlpfeat call in {cell!r}"
-
-
-@pytest.mark.xfail(reason="nlpfeat.text.HashingVectorizer comes with issue 26's branch",
-                   strict=False)
-def test_pending_names_have_landed():
-    missing = PENDING - set(_nlpfeat_names())
-    assert not missing, f"the migration page shows {sorted(missing)}, not in nlpfeat yet"
 
 
 @pytest.mark.parametrize("peer", sorted(PEERS))
