@@ -20,6 +20,7 @@ way, so they are checked the same way:
 """
 import ast
 import configparser
+import importlib.util
 import os
 import re
 import shlex
@@ -158,12 +159,20 @@ def _check_cli(command):
             raise AssertionError(f"{command!r} does not parse (exit {exc.code})") from None
 
 
+def _examples_test():
+    """tests/test_examples.py, which knows how to read a script's options."""
+    spec = importlib.util.spec_from_file_location("_examples_test",
+                                                  ROOT / "tests" / "test_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _check_example(command):
     words = shlex.split(command)
     script = ROOT / words[1]
     assert script.is_file(), f"{command!r}: no {words[1]}"
-    options = set(re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"",
-                             script.read_text(encoding="utf-8")))
+    options = _examples_test()._options(script.read_text(encoding="utf-8"))
     for word in words[2:]:
         if word.startswith("--"):
             assert word in options, f"{command!r}: the script takes no {word}"
