@@ -23,7 +23,6 @@ from nlpfeat.text._base._analyzer import (
     check_encoding,
     check_ngram_range,
 )
-from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._spans import encode_texts, spans_of_token_lists
 from nlpfeat.text._vectorizers._schemes import normalize_rows
@@ -246,7 +245,6 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
             pieces.append(hashed_rows(hashes, row_offsets, self.n_features,
                                       self.alternate_sign))
             n_documents += len(chunk)
-        check_corpus_nonempty(n_documents)
         X = _to_csr(pieces, n_documents, self.n_features, dtype)
         if self.binary:
             X.data.fill(1)
