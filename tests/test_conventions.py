@@ -1,4 +1,4 @@
-"""Conventions every public estimator follows (README, Conventions): parameters after the
+"""Conventions every public estimator follows (docs/guide/conventions.md): parameters after the
 first are keyword-only; ``attention_weights(X)`` gives (n_queries, n_keys) averaged over
 heads and ``attention_weights(X, per_head=True)`` a heads axis before those two, whose mean
 is the default."""
