@@ -59,29 +59,44 @@ def chunk_chars(working_memory=None):
 
 
 @njit(cache=True, nogil=True)
-def _rows(term_ids, doc_offsets):
+def _rows(ids, term_of_id, doc_offsets):
     """CSR rows of the documents (tokens ``doc_offsets[d] .. doc_offsets[d + 1] - 1`` of
-    ``term_ids``): each row's distinct ids >= 0, increasing, and their counts."""
+    ``ids``, a chunk's own token ids, whose terms are ``term_of_id``; -1: not counted):
+    each row's distinct terms, increasing, and their counts. A token's row entry is
+    found through its id (no sort of the tokens); only the row's distinct terms are
+    sorted."""
     n_docs = len(doc_offsets) - 1
-    indices = np.empty(len(term_ids), np.intc)
-    counts = np.empty(len(term_ids), np.intc)
+    indices = np.empty(len(ids), np.intc)
+    counts = np.empty(len(ids), np.intc)
     row_nnz = np.zeros(n_docs, np.int64)
+    at = np.full(len(term_of_id), -1, np.int64)      # the entry of an id in its row
+    row_terms = np.empty(len(ids), np.int64)
+    row_counts = np.empty(len(ids), np.intc)
     k = 0
     for d in range(n_docs):
-        row = np.sort(term_ids[doc_offsets[d]:doc_offsets[d + 1]])
-        first = k
-        previous = -1
-        for term in row:
+        m = 0
+        for t in range(doc_offsets[d], doc_offsets[d + 1]):
+            i = ids[t]
+            term = term_of_id[i]
             if term < 0:
                 continue
-            if term == previous:
-                counts[k - 1] += 1
+            e = at[i]
+            if e >= 0:
+                row_counts[e] += 1
             else:
-                indices[k] = term
-                counts[k] = 1
-                k += 1
-                previous = term
-        row_nnz[d] = k - first
+                at[i] = m
+                row_terms[m] = term
+                row_counts[m] = 1
+                m += 1
+        order = np.argsort(row_terms[:m])
+        for j in range(m):
+            e = order[j]
+            indices[k + j] = row_terms[e]
+            counts[k + j] = row_counts[e]
+        for t in range(doc_offsets[d], doc_offsets[d + 1]):   # reset the entries used
+            at[ids[t]] = -1
+        row_nnz[d] = m
+        k += m
     return indices[:k], counts[:k], row_nnz
 
 
@@ -131,8 +146,8 @@ class _Pass:
                                  chunk_tokens=1 << 62, start=start))
 
 
-def _counted(start, term_ids, doc_offsets):
-    indices, counts, row_nnz = _rows(term_ids, doc_offsets)
+def _counted(start, ids, term_of_id, doc_offsets):
+    indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets)
     return [CountChunk(start, indices, counts, row_nnz)]
 
 
@@ -172,7 +187,7 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
                 yield from state.python_chunks(first, chunk)
                 continue
             table, ids, doc_offsets = found
-            yield from _counted(first, state.terms_of(table)[ids], doc_offsets)
+            yield from _counted(first, ids, state.terms_of(table), doc_offsets)
         return
     yield from _threaded(state, chunks, n_jobs)
 
@@ -194,7 +209,7 @@ def _threaded(state, chunks, n_jobs):
                 counted.append(done)
                 return
             table, ids, doc_offsets = found
-            counted.append(pool.submit(_counted, first, state.terms_of(table)[ids],
+            counted.append(pool.submit(_counted, first, ids, state.terms_of(table),
                                        doc_offsets))
 
         for first, chunk in chunks:
