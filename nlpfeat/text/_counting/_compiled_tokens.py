@@ -24,7 +24,7 @@ lone surrogate (which UTF-8 cannot encode) is refused: the caller's Python path 
     buffer, starts, ends, doc_offsets = found
 
 ``buffer`` (uint8) holds the chunk's UTF-8 bytes, the tokens lowered; token ``t`` is
-``buffer[starts[t]:ends[t]]``; the tokens of document ``d`` are ``doc_offsets[d] ..
+``buffer[starts[t]:ends[t]]`` (int32 offsets: a chunk holds less than 2 GiB); the tokens of document ``d`` are ``doc_offsets[d] ..
 doc_offsets[d + 1] - 1``, in text order. ``buffer.base`` is a zero-padded array of 64-bit
 words, eight-aligned, as the compiled token tables read it.
 """
@@ -38,7 +38,9 @@ from nlpfeat.text._base._tokenize import CJK_IDEOGRAPHS
 __all__ = ["token_spans", "word_classes", "tokens_of"]
 
 _N_CODE_POINTS = 0x110000
+_PLANE = 0x10000
 _WORD, _IDEOGRAPH = 1, 2
+_WORDS = re.compile(r"\w+")
 _CLASSES = []                     # the table, built once per process
 
 
@@ -46,13 +48,14 @@ def word_classes():
     """The class of every code point: 0 other, 1 word character (``re``'s ``\\w``) outside
     the ideographs, 2 in the ideograph class (a token alone). Built from ``re`` at first use."""
     if not _CLASSES:
-        every = np.arange(_N_CODE_POINTS, dtype="<u4").tobytes().decode("utf-32-le",
-                                                                     "surrogatepass")
         classes = np.zeros(_N_CODE_POINTS, np.uint8)
-        for match in re.finditer(r"\w+", every):
-            classes[match.start():match.end()] = _WORD
-        for match in re.finditer(f"[{CJK_IDEOGRAPHS}]+", every):
-            classes[match.start():match.end()] = _IDEOGRAPH
+        ideograph = re.compile(f"[{CJK_IDEOGRAPHS}]+")
+        for lo in range(0, _N_CODE_POINTS, _PLANE):       # a plane at a time: little memory
+            plane = np.arange(lo, lo + _PLANE, dtype="<u4").tobytes().decode(
+                "utf-32-le", "surrogatepass")
+            for pattern, value in ((_WORDS, _WORD), (ideograph, _IDEOGRAPH)):
+                for match in pattern.finditer(plane):
+                    classes[lo + match.start():lo + match.end()] = value
         _CLASSES.append(classes)
     return _CLASSES[0]
 
@@ -182,9 +185,11 @@ def token_spans(docs, *, lowercase=True, preprocess=None):
     buffer = _padded_buffer(data)
     char_offsets = np.zeros(len(docs) + 1, np.int64)
     np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=char_offsets[1:])
+    if len(data) >= 2**31:
+        raise ValueError(f"A chunk of {len(data)} bytes is too large; lower working_memory.")
     doc_bytes = char_offsets if len(data) == len(joined) else _byte_offsets(buffer, char_offsets)
     size = len(data) // 2 + 1
-    starts, ends = np.empty(size, np.int64), np.empty(size, np.int64)
+    starts, ends = np.empty(size, np.int32), np.empty(size, np.int32)
     doc_offsets = np.empty(len(docs) + 1, np.int64)
     lower = ascii_docs if lowercase else np.zeros(len(docs), bool)
     n = _scan(buffer, doc_bytes, lower, word_classes(), starts, ends, doc_offsets)

@@ -35,9 +35,10 @@ from nlpfeat.text._counting._vocabulary import CountChunk, count_chunks, grown
 
 __all__ = ["TextPass", "text_pass_chunks", "term_chunks", "chunk_chars"]
 
-#: Bytes of temporary memory per character of a chunk: its UTF-8 bytes, the token spans
-#: (two int64 per two bytes, allocated for the worst case) and ids.
-BYTES_PER_CHAR = 24
+#: Bytes of temporary memory per character of a chunk: the str and its UTF-8 bytes
+#: (twice), the token spans (two int32 per two bytes, allocated for the worst case),
+#: the tokens' ids and the CSR rows (about one token per six characters).
+BYTES_PER_CHAR = 16
 
 
 class TextPass(NamedTuple):
@@ -70,8 +71,9 @@ def _rows(ids, term_of_id, doc_offsets):
     counts = np.empty(len(ids), np.intc)
     row_nnz = np.zeros(n_docs, np.int64)
     at = np.full(len(term_of_id), -1, np.int64)      # the entry of an id in its row
-    row_terms = np.empty(len(ids), np.int64)
-    row_counts = np.empty(len(ids), np.intc)
+    longest = np.max(np.diff(doc_offsets)) if n_docs else 0
+    row_terms = np.empty(longest, np.int64)
+    row_counts = np.empty(longest, np.intc)
     k = 0
     for d in range(n_docs):
         m = 0
@@ -182,12 +184,17 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
     n_jobs = effective_n_jobs(n_jobs)
     if n_jobs == 1:
         for first, chunk in chunks:
+            found = table = ids = doc_offsets = None
             found = state.local(chunk)
             if found is None:
-                yield from state.python_chunks(first, chunk)
-                continue
-            table, ids, doc_offsets = found
-            yield from _counted(first, ids, state.terms_of(table), doc_offsets)
+                rows = state.python_chunks(first, chunk)
+            else:
+                table, ids, doc_offsets = found
+                rows = _counted(first, ids, state.terms_of(table), doc_offsets)
+            # one chunk's temporaries alive at a time: none are kept while the next is read
+            del chunk, found, table, ids, doc_offsets
+            yield from rows
+            del rows
         return
     yield from _threaded(state, chunks, n_jobs)
 
