@@ -8,8 +8,10 @@ filtered, scored and ranked by :mod:`._collocation_scoring` and joined by
 :mod:`._phrases`. This module is the estimator.
 """
 import copy
+import dataclasses
 import gc
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -39,10 +41,10 @@ from nlpfeat.text._association._phrases import join_pairs, rewrite
 from nlpfeat.text._base._analyzer import (
     TOKEN_OPTIONS,
     TOKEN_PARAMETER_CONSTRAINTS,
-    TextMixin,
     check_not_dataframe,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
+from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._ngram_counts import NgramCounts
 from nlpfeat.text._counting._vocabulary import document_error
@@ -94,7 +96,8 @@ def _count_partition(estimator, docs):
     return estimator._count(map(strip_line_break, docs))
 
 
-class Collocations(TextMixin, TransformerMixin, BaseEstimator):
+@text_options
+class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
 
     ``fit`` counts n-grams inside each document (never across two documents), streaming
@@ -254,29 +257,16 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
     }
 
-    def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
-                 delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
-                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 working_memory=None):
-        self.measure = measure
-        self.min_count = min_count
-        self.threshold = threshold
-        self.max_len = max_len
-        self.delimiter = delimiter
-        self.order = order
-        self.window_size = window_size
-        self.word_filter = word_filter
-        self.ngram_filter = ngram_filter
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.working_memory = working_memory
+    measure: Any = dataclasses.field(default="npmi", kw_only=False)
+    min_count: Any = 5
+    threshold: Any = None
+    max_len: Any = 2
+    delimiter: Any = "_"
+    order: Any = 2
+    window_size: Any = 2
+    word_filter: Any = None
+    ngram_filter: Any = None
+    working_memory: Any = None
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -7,6 +7,8 @@ concatenated; the weights of a chunk of documents form one dense (tokens x posit
 block normalised per document in log space (the kernels' segment loops), summed per
 (document, term) into that chunk's CSR rows, which are joined at the end.
 """
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -32,10 +34,10 @@ from nlpfeat.kernels._shared import (
 )
 from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
-    TextMixin,
     check_not_dataframe,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
     check_vocabulary,
@@ -61,7 +63,8 @@ def position_grid(n_positions):
     return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
 
 
-class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+@text_options
+class LocallyWeightedBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
     """Locally weighted bag of words: kernel-smoothed word histograms along each document.
 
     At ``n_positions`` evenly spaced points ``mu_j`` of [0, 1] (``linspace(0, 1, n)``;
@@ -173,30 +176,17 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, *, n_positions=5, kernel="gaussian", bandwidth=0.2, combine="concat",
-                 min_df=1, max_df=1.0, max_features=None, vocabulary=None, input="content",
-                 encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
-                 token_pattern=None, stemmer=None, stop_words=None, working_memory=None,
-                 engine="auto", pooling=DEPRECATED):
-        self.n_positions = n_positions
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.combine = combine
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.working_memory = working_memory
-        self.engine = engine
-        self.pooling = pooling
+    n_positions: Any = 5
+    kernel: Any = "gaussian"
+    bandwidth: Any = 0.2
+    combine: Any = "concat"
+    min_df: Any = 1
+    max_df: Any = 1.0
+    max_features: Any = None
+    vocabulary: Any = None
+    working_memory: Any = None
+    engine: Any = "auto"
+    pooling: Any = DEPRECATED
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

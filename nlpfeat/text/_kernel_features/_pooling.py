@@ -8,7 +8,9 @@ and every per-document reduction runs over document offsets (in the kernels' seg
 loops, :mod:`nlpfeat.kernels._shared`); the only Python loop is over chunks of documents
 sized by ``working_memory``.
 """
+import dataclasses
 import warnings
+from typing import Any
 
 import numpy as np
 from sklearn.base import (
@@ -41,8 +43,9 @@ from nlpfeat.kernels._shared import (
     segment_ids,
     segment_kernel_weights,
 )
-from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
+from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._kernel_features._token_vectors import resolve_embeddings
 from nlpfeat.text._vectorizers._schemes import sklearn_idf
@@ -96,7 +99,8 @@ def _long_attention_pool(doc, kernel, bandwidth, *, query=None, token_weights=No
     return pooled[None, :], weights
 
 
-class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+@text_options
+class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                              BaseEstimator):
     """Document vectors by kernel (Nadaraya-Watson) attention over their token vectors.
 
@@ -210,24 +214,12 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="median",
-                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 working_memory=None, engine="auto"):
-        self.embeddings = embeddings
-        self.query = query
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.working_memory = working_memory
-        self.engine = engine
+    embeddings: Any = dataclasses.field(kw_only=False)
+    query: Any = "mean"
+    kernel: Any = "gaussian"
+    bandwidth: Any = "median"
+    working_memory: Any = None
+    engine: Any = "auto"
 
     def _needs_fitting(self):
         emb = self.embeddings

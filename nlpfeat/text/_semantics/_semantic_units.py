@@ -5,8 +5,10 @@ vectors merges such words into one unit and shrinks the feature space. Distribut
 vectors (PMI, word2vec) group *substitutable* words, which includes antonyms ("a good/bad
 person"), so the units must be inspected: ``units_`` lists them.
 """
+import dataclasses
 import warnings
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,10 +25,10 @@ from nlpfeat._validation import (
 )
 from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
-    TextMixin,
     warn_user,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
 from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
 
@@ -78,7 +80,8 @@ def _cluster(unit_vectors, n_units, method, rng):
                                    linkage="average").fit_predict(unit_vectors)
 
 
-class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+@text_options
+class SemanticUnitBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
     """Count semantic units (clusters of word vectors) per document (sparse).
 
     ``fit`` looks up the vector of every word of the corpus, clusters the words into
@@ -173,28 +176,15 @@ default=None
         "dtype": "no_validation",
     }
 
-    def __init__(self, embeddings=None, *, n_units=100, clustering="kmeans", unknown="drop",
-                 topn=3, random_state=None, input="content", encoding="utf-8",
-                 decode_error="strict", lowercase=True, tokenizer="regexp", token_pattern=None,
-                 stemmer=None, stop_words=None, dtype=np.int64, embedding=DEPRECATED,
-                 n_top_words=DEPRECATED):
-        self.embeddings = embeddings
-        self.n_units = n_units
-        self.clustering = clustering
-        self.unknown = unknown
-        self.topn = topn
-        self.random_state = random_state
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.dtype = dtype
-        self.embedding = embedding
-        self.n_top_words = n_top_words
+    embeddings: Any = dataclasses.field(default=None, kw_only=False)
+    n_units: Any = 100
+    clustering: Any = "kmeans"
+    unknown: Any = "drop"
+    topn: Any = 3
+    random_state: Any = None
+    dtype: Any = np.int64
+    embedding: Any = DEPRECATED
+    n_top_words: Any = DEPRECATED
 
     @property
     def embedding_(self):

@@ -7,6 +7,7 @@ pruned from the statistics (``prune_mask``).
 """
 import copy
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,11 +27,11 @@ from nlpfeat._validation import (
 )
 from nlpfeat.text._base._analyzer import (
     TEXT_PARAMETER_CONSTRAINTS,
-    TextMixin,
     warn_unused,
     warn_user,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._options import TextOptions, text_options
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
@@ -81,8 +82,18 @@ def count_vectorizer_partition(estimator, docs):
                        working_memory=estimator.working_memory)
 
 
-class CountingVectorizerMixin(TextMixin):
+@text_options
+class CountingVectorizerMixin(TextOptions):
     """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
+
+    binary: Any = False
+    norm: Any = None
+    min_df: Any = 1
+    max_df: Any = 1.0
+    max_features: Any = None
+    vocabulary: Any = None
+    dtype: Any = np.int64
+    working_memory: Any = None
 
     def _check_params_at_fit(self):
         self._check_text_params()
@@ -462,6 +473,7 @@ def finish_counts(counts, *, norm, dtype):
     return normalize_rows(counts.astype(dtype, copy=False), norm)
 
 
+@text_options
 class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                  auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of feature counts (bag of words or n-grams).
@@ -582,48 +594,3 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         **COUNTING_PARAMETER_CONSTRAINTS,
         "norm": [StrOptions({"l1", "l2"}), None],
     }
-
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        binary=False,
-        norm=None,
-        min_df=1,
-        max_df=1.0,
-        max_features=None,
-        vocabulary=None,
-        dtype=np.int64,
-        working_memory=None,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.binary = binary
-        self.norm = norm
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.dtype = dtype
-        self.working_memory = working_memory

@@ -5,6 +5,9 @@ of ``n`` tokens is expected to hold ``n * p_w`` occurrences of a word of corpus 
 ``p_w``; a frequent word that does not occur gets a negative score, a word too rare to be
 expected in a document of that length gets a score near zero, whether it occurs or not.
 """
+import dataclasses
+from typing import Any
+
 import numpy as np
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -16,8 +19,9 @@ from nlpfeat._validation import (
     check_is_fitted,
     fit_context,
 )
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._options import NgramOptions, text_options
 from nlpfeat.text._counting._vocabulary import (
     count_matrix,
     prune_vocabulary,
@@ -77,7 +81,8 @@ def count_deviation(counts, lengths, rates, statistic="poisson"):
     return out
 
 
-class CountDeviation(TextMixin, TransformerMixin, BaseEstimator):
+@text_options
+class CountDeviation(NgramOptions, TransformerMixin, BaseEstimator):
     """Score each frequent word by the deviation of its count from the expected count.
 
     ``fit`` learns the ``max_features`` words most frequent over the corpus and each word's
@@ -149,22 +154,8 @@ stop_words, ngram_range, analyzer
         "statistic": [StrOptions(set(STATISTICS))],
     }
 
-    def __init__(self, max_features=1000, *, statistic="poisson", input="content",
-                 encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
-                 token_pattern=None, stemmer=None, stop_words=None, ngram_range=(1, 1),
-                 analyzer="word"):
-        self.max_features = max_features
-        self.statistic = statistic
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
+    max_features: Any = dataclasses.field(default=1000, kw_only=False)
+    statistic: Any = "poisson"
 
     def _counts(self, X, vocabulary=None):
         """Counts over ``vocabulary`` (learned when None) and every document's length."""

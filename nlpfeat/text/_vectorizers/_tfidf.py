@@ -1,11 +1,14 @@
 """TF-IDF and its relatives (SMART schemes, Okapi BM25, log-entropy) as one text vectorizer:
 counting (``CountingVectorizerMixin``) followed by :class:`TermWeighting`."""
+from typing import Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
+from nlpfeat.text._base._options import text_options
 from nlpfeat.text._counting._vocabulary import terms_in_column_order
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
@@ -19,6 +22,7 @@ from nlpfeat.text._vectorizers._term_weighting import (
 __all__ = ["TfidfVectorizer"]
 
 
+@text_options
 class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                       auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of TF-IDF (or SMART, BM25, log-entropy) weights.
@@ -106,70 +110,18 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     }
     _count_dtype = np.float64
 
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        binary=False,
-        dtype=np.float64,
-        norm="l2",
-        use_idf=True,
-        smooth_idf=True,
-        sublinear_tf=False,
-        smartirs=None,
-        weighting="tfidf",
-        k1=1.5,
-        b=0.75,
-        epsilon=0.25,
-        pivot=None,
-        slope=0.25,
-        min_df=1,
-        max_df=1.0,
-        max_features=None,
-        vocabulary=None,
-        working_memory=None,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.binary = binary
-        self.dtype = dtype
-        self.norm = norm
-        self.use_idf = use_idf
-        self.smooth_idf = smooth_idf
-        self.sublinear_tf = sublinear_tf
-        self.smartirs = smartirs
-        self.weighting = weighting
-        self.k1 = k1
-        self.b = b
-        self.epsilon = epsilon
-        self.pivot = pivot
-        self.slope = slope
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.working_memory = working_memory
+    dtype: Any = np.float64  # overrides the shared default
+    norm: Any = "l2"  # overrides the shared default
+    use_idf: Any = True
+    smooth_idf: Any = True
+    sublinear_tf: Any = False
+    smartirs: Any = None
+    weighting: Any = "tfidf"
+    k1: Any = 1.5
+    b: Any = 0.75
+    epsilon: Any = 0.25
+    pivot: Any = None
+    slope: Any = 0.25
 
     def _check_params_at_fit(self):
         super()._check_params_at_fit()
