@@ -4,16 +4,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_2d,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_2d, check_is_fitted,
+                                 fit_context, validate_data)
 from nlpfeat.attention._functional import masked_softmax
 from nlpfeat.attention._memory_attention import (
     MemoryAttention,

@@ -8,15 +8,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_is_fitted,
+                                 fit_context, validate_data)
 from nlpfeat.attention._init import INIT_SCHEMES, check_rng
 from nlpfeat.attention._sequence_network import SequenceNetwork
 from nlpfeat.attention._training import (

@@ -4,14 +4,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from nlpfeat._validation import (
-    StrOptions,
-    check_2d,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-    validate_float64,
-)
+from nlpfeat._validation import (StrOptions, check_2d, check_is_fitted, fit_context, validate_data,
+                                 validate_float64)
 from nlpfeat.kernels._base import NadarayaWatsonMixin
 from nlpfeat.kernels._dask import is_dask_array, query_dask_array
 

@@ -17,14 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory, chunk_n_rows
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._association._collocation_scoring import (
     Scoring,
     bigram_scores,

@@ -15,14 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.kernels._shared import (
     ENGINES,
     TIE_RTOL,

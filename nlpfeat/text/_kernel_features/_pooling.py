@@ -21,15 +21,8 @@ from sklearn.base import (
 )
 
 from nlpfeat._chunking import chunk_n_rows
-from nlpfeat._validation import (
-    HasMethods,
-    Interval,
-    Real,
-    StrOptions,
-    check_finite,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import (HasMethods, Interval, Real, StrOptions, check_finite,
+                                 check_is_fitted, fit_context)
 from nlpfeat.kernels._shared import (
     ENGINES,
     attention_pool,

@@ -14,15 +14,8 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Options,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import (Integral, Interval, Options, Real, StrOptions, check_is_fitted,
+                                 fit_context)
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._base._options import TokenOptions, text_options

@@ -14,17 +14,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory
-from nlpfeat._validation import (
-    HasMethods,
-    Integral,
-    Interval,
-    Real,
-    RealNotInt,
-    StrOptions,
-    check_array,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
+                                 check_array, check_is_fitted, fit_context)
 from nlpfeat.text._base._analyzer import (
     TEXT_PARAMETER_CONSTRAINTS,
     warn_unused,

@@ -12,13 +12,7 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import NgramOptions, text_options

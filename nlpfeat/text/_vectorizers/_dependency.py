@@ -18,14 +18,8 @@ from itertools import pairwise
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    RealNotInt,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import (Integral, Interval, RealNotInt, StrOptions, check_is_fitted,
+                                 fit_context)
 from nlpfeat.text._base._documents import (
     DECODE_ERRORS,
     check_corpus_nonempty,
