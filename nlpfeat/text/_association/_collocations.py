@@ -36,6 +36,7 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     check_not_dataframe,
 )
+from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._chunks import document_chunks
@@ -89,6 +90,7 @@ def _count_partition(estimator, docs):
     return estimator._count(map(strip_line_break, docs))
 
 
+@fill_doc
 @text_options
 class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
@@ -104,6 +106,10 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     ``QuadgramCollocationFinder`` with ``apply_freq_filter(min_count)``, the word and
     n-gram filters, and ``score_ngrams``.
 
+    Documents are strings by default, tokenized with the text options; ``input="tokens"``
+    takes lists of tokens (e.g. the output of another ``Collocations`` or of a user's
+    tokenizer).
+
     Parameters
     ----------
     measure : str, default="npmi"
@@ -114,6 +120,7 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
         ``dice`` (2 n_ab / (n_a + n_b)), ``phi_sq``, ``fisher`` (nltk's one-sided Fisher
         exact p-value); gensim's ``npmi`` (pmi / -ln P(a,b) in [-1, 1], bigrams only);
         or ``count`` (n_ab). Higher is stronger (as nltk ranks them, ``fisher`` too).
+    %(token_options)s
     min_count : int, default=5
         N-grams seen fewer times are never candidates.
     threshold : float or None, default=None
@@ -137,12 +144,6 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     ngram_filter : callable or None, default=None
         Drop the candidates for which ``ngram_filter(*words)`` is True (nltk's
         ``apply_ngram_filter``); called once per candidate.
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        As every nlpfeat text estimator: documents are strings by default, tokenized with
-        the text options below; ``"tokens"`` takes lists of tokens (e.g. the output of
-        another ``Collocations`` or of a user's tokenizer).
-    encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options (see :class:`nlpfeat.text.BagOfWords`).
     working_memory : float or None, default=None
         MiB of temporary memory per chunk of documents counted (see "Streaming" in the
         Notes); None: scikit-learn's ``working_memory`` if set, else 4 MiB.

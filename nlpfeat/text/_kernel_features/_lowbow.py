@@ -29,7 +29,8 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     check_not_dataframe,
 )
-from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
@@ -56,8 +57,10 @@ def position_grid(n_positions):
     return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
 
 
+@fill_doc
 @text_options
-class LocallyWeightedBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
+class LocallyWeightedBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin,
+                                BaseEstimator):
     """Locally weighted bag of words: kernel-smoothed word histograms along each document.
 
     At ``n_positions`` evenly spaced points ``mu_j`` of [0, 1] (``linspace(0, 1, n)``;
@@ -66,8 +69,12 @@ class LocallyWeightedBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
     ``mu_j``; every local histogram sums to 1. A huge bandwidth gives the l1-normalised
     bag of words at every point; a small one, the words near ``mu_j``.
 
+    Only word unigrams are used (positions of n-grams are not defined), so there is no
+    ``ngram_range``.
+
     Parameters
     ----------
+    %(token_options)s
     n_positions : int, default=5
         Number of points ``mu_j`` along the document.
     kernel : str, Kernel or callable, default="gaussian"
@@ -81,9 +88,6 @@ class LocallyWeightedBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
         vector (:class:`PMIEmbedding`, :class:`KernelAttentionPooling`).
     min_df, max_df, max_features, vocabulary
         Vocabulary options, as in ``BagOfWords`` / scikit-learn's ``CountVectorizer``.
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options of :mod:`nlpfeat.text`. Only word unigrams are used
-        (positions of n-grams are not defined), so there is no ``ngram_range``.
     working_memory : float or None, default=None
         MiB that one chunk of the (tokens x positions) weights may use; a document longer
         than that is weighted span by span. Each chunk becomes rows of the output at once,
@@ -180,23 +184,6 @@ class LocallyWeightedBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
     working_memory: Any = None
     engine: Any = "auto"
     pooling: Any = DEPRECATED
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the vocabulary of the documents.
-
-        Parameters
-        ----------
-        X : iterable of str (or of token lists with ``input="tokens"``)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : LocallyWeightedBagOfWords
-        """
-        self._fit(X)
-        return self
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):

@@ -37,6 +37,7 @@ from nlpfeat.kernels._shared import (
     segment_kernel_weights,
 )
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
+from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
@@ -92,6 +93,7 @@ def _long_attention_pool(doc, kernel, bandwidth, *, query=None, token_weights=No
     return pooled[None, :], weights
 
 
+@fill_doc
 @text_options
 class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                              BaseEstimator):
@@ -102,6 +104,10 @@ class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, Tran
     average of the token vectors, with weights a normalised kernel of the distance between
     the query and each token vector, normalised in log space (log-sum-exp).
 
+    With ``input="tokens"`` (each document a list of tokens, the gensim convention) only
+    ``lowercase``, ``stop_words`` and ``stemmer`` of the text options apply; pass
+    ``lowercase=False`` for case-sensitive embeddings.
+
     Parameters
     ----------
     embeddings : mapping, gensim KeyedVectors or estimator
@@ -110,6 +116,7 @@ class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, Tran
         ``embeddings_`` (matrix). An estimator that is not fitted yet (no ``embeddings_``)
         is cloned and fitted on the documents given to ``fit``, so its parameters can be
         grid-searched (``embeddings__<param>``).
+    %(token_options)s
     query : {"mean", "idf"} or array-like of shape (d,), default="mean"
         ``"mean"``: the mean of the document's known token vectors (one term per
         occurrence); ``"idf"``: their mean weighted by the inverse document frequency
@@ -126,14 +133,6 @@ class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, Tran
         token sits at ``u = 1``); ``"scott"`` / ``"silverman"``: the normal-reference rule
         (per dimension) on the vectors of the distinct known tokens of the training
         documents, which in high dimension gives sharply peaked weights.
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        As every nlpfeat text estimator: documents are strings by default (or files),
-        tokenized with the options below; ``"tokens"``: each document is a list of tokens
-        (the gensim convention).
-    encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options of :mod:`nlpfeat.text` (see ``BagOfWords``); with
-        ``input="tokens"`` only ``lowercase``, ``stop_words`` and ``stemmer`` apply. Pass
-        ``lowercase=False`` for case-sensitive embeddings.
     working_memory : float or None, default=None
         MiB that one chunk of token vectors may use (None: the package default); a
         document longer than that is read span by span.
@@ -316,9 +315,7 @@ class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, Tran
     def transform(self, X):
         """Pool each document's token vectors into one vector.
 
-        Parameters
-        ----------
-        X : iterable of documents
+        %(transform_parameters)s
 
         Returns
         -------

@@ -17,6 +17,7 @@ from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_para
 from nlpfeat._validation import (Integral, Interval, Options, Real, StrOptions, check_is_fitted,
                                  fit_context)
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
+from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
@@ -62,6 +63,7 @@ def randomized_svd(A, n_components, *, n_iter=5, random_state=None, dtype=np.flo
     ----------
     A : sparse matrix of shape (n_rows, n_cols)
     n_components : int
+    %(token_options)s
     n_iter : int, default=5
     random_state : RandomState instance
     dtype : {np.float64, np.float32}, default=np.float64
@@ -131,6 +133,7 @@ def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state
 
 
 
+@fill_doc
 @text_options
 class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMixin,
                    BaseEstimator):
@@ -188,8 +191,6 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
         unbounded number of rare words, at the price of approximate counts near the
         pruning threshold. None (the default) never prunes: every count is exact.
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options (see :class:`nlpfeat.text.BagOfWords`).
     weighting : default="deprecated"
         The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
         :class:`~nlpfeat.text.TermWeighting`): still accepted with a ``FutureWarning``,

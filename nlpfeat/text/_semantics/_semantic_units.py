@@ -21,7 +21,8 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     warn_user,
 )
-from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import TokenOptions, text_options
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
 from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
@@ -74,8 +75,9 @@ def _cluster(unit_vectors, n_units, method, rng):
                                    linkage="average").fit_predict(unit_vectors)
 
 
+@fill_doc
 @text_options
-class SemanticUnitBagOfWords(TokenOptions, TransformerMixin, BaseEstimator):
+class SemanticUnitBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin, BaseEstimator):
     """Count semantic units (clusters of word vectors) per document (sparse).
 
     ``fit`` looks up the vector of every word of the corpus, clusters the words into
@@ -92,6 +94,7 @@ default=None
         ``PMIEmbedding`` is cloned and fitted on the training documents' tokens (after this
         estimator's tokenizer, lowercasing, stop words and stemmer); None fits
         ``PMIEmbedding(random_state=random_state)`` so.
+    %(token_options)s
     n_units : int, default=100
         Number of clusters of words with a vector. k-means leaves clusters empty when the
         vectors point in fewer directions; those are dropped, with a warning.
@@ -105,8 +108,6 @@ default=None
         Words (most frequent first) in each unit's feature name, ``good/bad/great``.
     random_state : int, RandomState instance or None, default=None
         Seeds k-means and the PMIEmbedding fitted when ``embeddings`` is None.
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        As in :class:`~nlpfeat.text.BagOfWords`.
     dtype : numpy dtype, default=np.int64
     embedding, n_top_words : default="deprecated"
         The former names of ``embeddings`` (spelled as in
@@ -279,30 +280,10 @@ default=None
         return (words @ assign).tocsr().astype(self.dtype)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Cluster the words of ``X`` into units.
-
-        Parameters
-        ----------
-        X : iterable of documents
-            Consumed once.
-        y : ignored
-
-        Returns
-        -------
-        self : SemanticUnitBagOfWords
-        """
-        self._fit(X)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
         """Cluster the words of ``X`` and count the units of each document (one pass).
 
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
+        %(fit_transform_parameters)s
 
         Returns
         -------
@@ -313,9 +294,7 @@ default=None
     def transform(self, X):
         """Count the units of each document of ``X`` (words outside every unit are ignored).
 
-        Parameters
-        ----------
-        X : iterable of documents
+        %(transform_parameters)s
 
         Returns
         -------
@@ -327,13 +306,7 @@ default=None
     def get_feature_names_out(self, input_features=None):
         """Each unit's ``topn`` most frequent words joined by ``/``.
 
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         check_is_fitted(self, "unit_of_word_")
         topn = renamed_param(self, "n_top_words", "topn")

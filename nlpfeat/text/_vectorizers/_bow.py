@@ -21,6 +21,7 @@ from nlpfeat.text._base._analyzer import (
     warn_unused,
     warn_user,
 )
+from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions, text_options
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
@@ -73,6 +74,7 @@ def count_vectorizer_partition(estimator, docs):
                        working_memory=estimator.working_memory)
 
 
+@fill_doc
 @text_options
 class CountingVectorizerMixin(TextOptions):
     """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
@@ -412,14 +414,7 @@ class CountingVectorizerMixin(TextOptions):
     def get_feature_names_out(self, input_features=None):
         """Feature names (the terms) in column order.
 
-        Parameters
-        ----------
-        input_features : ignored
-            Present for API consistency with scikit-learn transformers.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         return np.asarray(terms_in_column_order(self._fitted_vocabulary()), dtype=object)
 
@@ -464,6 +459,7 @@ def finish_counts(counts, *, norm, dtype):
     return normalize_rows(counts.astype(dtype, copy=False), norm)
 
 
+@fill_doc
 @text_options
 class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                  auto_wrap_output_keys=None):
@@ -475,41 +471,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        What the documents are: text (``str``/``bytes``), file names, open files, or lists of
-        tokens that are used as given (no tokenizer).
-    encoding : str, default="utf-8"
-        Encoding used to decode ``bytes``.
-    decode_error : {"strict", "ignore", "replace"}, default="strict"
-        What to do with bytes ``encoding`` cannot decode; ``"strict"`` raises an error naming
-        the document.
-    strip_accents : {"ascii", "unicode"}, callable or None, default=None
-        Remove accents after lowercasing: ``"ascii"`` keeps only characters with an ASCII
-        decomposition, ``"unicode"`` removes combining marks after NFKD (scikit-learn's
-        functions); a callable ``str -> str`` is used as given.
-    lowercase : bool, default=True
-        Lowercase the text before tokenizing.
-    preprocessor : callable or None, default=None
-        Replaces lowercasing and accent stripping: ``str -> str``, applied to each decoded
-        document (to each token with ``input="tokens"``) before tokenizing.
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
-            or None, default="regexp"
-        How to split a document into tokens. ``"regexp"`` (or None) makes every CJK
-        ideograph a token and otherwise finds runs of two or more word characters, exactly
-        like scikit-learn's default ``token_pattern``. ``"jieba"`` needs
-        ``pip install "nlpfeat[zh]"``.
-    token_pattern : str or None, default=None
-        Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default).
-    stemmer : {"porter", "snowball"}, callable or None, default=None
-        Stem each token (nltk's Porter or English Snowball stemmer, or a callable).
-    stop_words : {"english", "chinese"}, list or None, default=None
-        Tokens to remove (after lowercasing, before stemming and n-grams).
-    ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word or character n-grams with ``min_n <= n <= max_n``.
-    analyzer : {"word", "char", "char_wb"} or callable, default="word"
-        Features are word n-grams, character n-grams, or character n-grams inside word
-        boundaries; a callable maps one decoded document to its list of features (returning
-        None or a str is an error).
+    %(token_options)s
+    %(ngram_options)s
+    %(accent_options)s
     binary : bool, default=False
         Record presence (1) instead of counts.
     norm : {"l1", "l2"} or None, default=None
@@ -535,10 +499,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     ----------
     vocabulary_ : dict
         Term -> column index (columns in sorted term order when learned).
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
 
     See Also
     --------

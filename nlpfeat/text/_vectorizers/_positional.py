@@ -7,6 +7,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._validation import Integral, Interval, StrOptions
 from nlpfeat.text._base._analyzer import Chain, check_ngram_range
+from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._options import text_options
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
@@ -43,6 +44,7 @@ def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
     return [(k + 1).bit_length() - 1 for k in starts]
 
 
+@fill_doc
 @text_options
 class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                            auto_wrap_output_keys=None):
@@ -81,10 +83,7 @@ vocabulary, dtype, working_memory
     ----------
     vocabulary_ : dict
         Feature name (``"position|term"``) -> column index.
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
 
     See Also
     --------

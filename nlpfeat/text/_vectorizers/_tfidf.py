@@ -8,6 +8,7 @@ from sklearn.exceptions import NotFittedError
 
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
+from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._options import text_options
 from nlpfeat.text._counting._vocabulary import terms_in_column_order
 from nlpfeat.text._vectorizers._bow import (
@@ -22,6 +23,7 @@ from nlpfeat.text._vectorizers._term_weighting import (
 __all__ = ["TfidfVectorizer"]
 
 
+@fill_doc
 @text_options
 class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                       auto_wrap_output_keys=None):
@@ -51,10 +53,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     ----------
     vocabulary_ : dict
         Term -> column index.
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
     idf_ : ndarray of shape (n_terms,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
         weight; ones when ``use_idf=False``), in ``dtype`` when it is a float type. With

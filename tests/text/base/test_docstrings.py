@@ -1,0 +1,50 @@
+"""The shared docstring fragments: filled wherever a placeholder stands, indented as it."""
+import inspect
+
+import pytest
+
+import nlpfeat.text as text
+from nlpfeat.text._base._docstrings import DOCS, fill_doc
+
+
+def _documented():
+    for name in text.__all__:
+        obj = getattr(text, name)
+        yield name, obj
+        if inspect.isclass(obj):
+            for attr, member in inspect.getmembers(obj, inspect.isfunction):
+                yield f"{name}.{attr}", member
+
+
+def test_no_placeholder_is_left_in_a_public_docstring():
+    left = [name for name, obj in _documented() if "%(" in (obj.__doc__ or "")]
+    assert not left, f"unfilled docstring placeholders (decorate with fill_doc): {left}"
+
+
+def test_every_fragment_is_used_and_shows_in_the_estimators():
+    docs = "\n".join(obj.__doc__ or "" for _, obj in _documented())
+    for fragment in DOCS.values():
+        assert fragment.splitlines()[0] in docs
+    assert "    tokenizer : {" in text.KernelAttentionPooling.__doc__   # the full option text
+    assert "stop_words : " in text.CountDeviation.__doc__
+
+
+def test_fill_doc_indents_as_the_placeholder_and_rejects_an_unknown_name():
+    @fill_doc
+    class Example:
+        """Summary, 100% literal.
+
+            %(transform_parameters)s
+        """
+
+        def method(self):
+            """Text.
+
+            %(fit_sections)s
+            """
+
+    assert "100% literal" in Example.__doc__
+    assert "\n            X : iterable of documents\n" in Example.__doc__
+    assert "\n            y : None\n                Ignored.\n" in Example.method.__doc__
+    with pytest.raises(KeyError, match="no_such_fragment"):
+        fill_doc(type("Bad", (), {"__doc__": "A.\n\n    %(no_such_fragment)s\n"}))
