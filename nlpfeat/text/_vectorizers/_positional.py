@@ -65,8 +65,8 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
-token_pattern, stemmer, stop_words, ngram_range, binary, norm, min_df, max_df, max_features, \
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
+ngram_range, strip_accents, preprocessor, binary, norm, min_df, max_df, max_features, \
 vocabulary, dtype, working_memory
         As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
     analyzer : {"word", "char"} or callable, default="word"

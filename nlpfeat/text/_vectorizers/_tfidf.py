@@ -38,7 +38,9 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
+ngram_range, analyzer, strip_accents, preprocessor, binary, min_df, max_df, max_features, \
+vocabulary, working_memory
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
