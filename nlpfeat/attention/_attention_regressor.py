@@ -1,6 +1,6 @@
 """AttentionRegressor: learned attention over the training set, Nadaraya-Watson's learned twin."""
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
@@ -22,7 +22,7 @@ from nlpfeat.attention._training import (
 
 __all__ = ["AttentionRegressor"]
 
-class AttentionRegressor(RegressorMixin, BaseEstimator):
+class AttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Learned attention over the training set: parametric Nadaraya-Watson regression.
 
     Each query (a sample) attends over a memory whose keys are the training inputs and
@@ -184,11 +184,6 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.dtype = dtype
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

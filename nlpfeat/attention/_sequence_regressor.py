@@ -4,7 +4,7 @@ import copy
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
@@ -57,7 +57,7 @@ class _TrainingModel:
             self.network.train()
 
 
-class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
+class SequenceAttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """A transformer encoder over each sample's sequence, trained by minibatch Adam.
 
     Each sample is a sequence of ``seq_len`` tokens with ``n_token_features`` features. A
@@ -243,11 +243,6 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"output='sequence' needs y of shape (n_samples, seq_len * "
                              f"n_outputs) with seq_len={L}; got shape {y.shape}.")
         return Y.reshape(len(Y), L, -1)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

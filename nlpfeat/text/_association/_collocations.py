@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory, chunk_n_rows
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._association._collocation_scoring import (
     Scoring,
@@ -38,7 +39,7 @@ from nlpfeat.text._base._analyzer import (
 )
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
-from nlpfeat.text._base._options import TokenOptions, text_options
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._ngram_counts import NgramCounts
 from nlpfeat.text._counting._vocabulary import document_error
@@ -91,7 +92,7 @@ def _count_partition(estimator, docs):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
 

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.kernels._shared import (
     ENGINES,
@@ -31,7 +32,7 @@ from nlpfeat.text._base._analyzer import (
 )
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
-from nlpfeat.text._base._options import TokenOptions, text_options
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
     check_vocabulary,
@@ -58,7 +59,7 @@ def position_grid(n_positions):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class LocallyWeightedBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin,
                                 BaseEstimator):
     """Locally weighted bag of words: kernel-smoothed word histograms along each document.

@@ -21,6 +21,7 @@ from sklearn.base import (
 )
 
 from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Interval, Real, StrOptions, check_finite,
                                  check_is_fitted, fit_context)
 from nlpfeat.kernels._shared import (
@@ -39,7 +40,7 @@ from nlpfeat.kernels._shared import (
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
-from nlpfeat.text._base._options import TokenOptions, text_options
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._kernel_features._token_vectors import resolve_embeddings
 from nlpfeat.text._vectorizers._schemes import sklearn_idf
@@ -94,7 +95,7 @@ def _long_attention_pool(doc, kernel, bandwidth, *, query=None, token_weights=No
 
 
 @fill_doc
-@text_options
+@estimator_params
 class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                              BaseEstimator):
     """Document vectors by kernel (Nadaraya-Watson) attention over their token vectors.

@@ -14,12 +14,13 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import (Integral, Interval, Options, Real, StrOptions, check_is_fitted,
                                  fit_context)
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
-from nlpfeat.text._base._options import TokenOptions, text_options
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._counting._term_counts import chunk_tokens
@@ -134,7 +135,7 @@ def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state
 
 
 @fill_doc
-@text_options
+@estimator_params
 class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMixin,
                    BaseEstimator):
     """Word embeddings from the truncated SVD of the positive PMI matrix (PPMI-SVD).

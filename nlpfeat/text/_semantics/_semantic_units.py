@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
@@ -23,7 +24,7 @@ from nlpfeat.text._base._analyzer import (
 )
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
-from nlpfeat.text._base._options import TokenOptions, text_options
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
 from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
 
@@ -76,7 +77,7 @@ def _cluster(unit_vectors, n_units, method, rng):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class SemanticUnitBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin, BaseEstimator):
     """Count semantic units (clusters of word vectors) per document (sparse).
 

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
                                  check_array, check_is_fitted, fit_context)
 from nlpfeat.text._base._analyzer import (
@@ -23,7 +24,7 @@ from nlpfeat.text._base._analyzer import (
 )
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty
-from nlpfeat.text._base._options import TextOptions, text_options
+from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
@@ -75,7 +76,7 @@ def count_vectorizer_partition(estimator, docs):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class CountingVectorizerMixin(TextOptions):
     """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
 
@@ -460,7 +461,7 @@ def finish_counts(counts, *, norm, dtype):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                  auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of feature counts (bag of words or n-grams).

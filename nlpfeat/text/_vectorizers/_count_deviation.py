@@ -12,11 +12,12 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
-from nlpfeat.text._base._options import NgramOptions, text_options
+from nlpfeat.text._base._options import NgramOptions
 from nlpfeat.text._counting._vocabulary import (
     count_matrix,
     prune_vocabulary,
@@ -77,7 +78,7 @@ def count_deviation(counts, lengths, rates, statistic="poisson"):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class CountDeviation(NgramOptions, OnePassFitMixin, TransformerMixin, BaseEstimator):
     """Score each frequent word by the deviation of its count from the expected count.
 

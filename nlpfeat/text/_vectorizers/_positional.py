@@ -5,10 +5,10 @@ from typing import Any
 
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions
 from nlpfeat.text._base._analyzer import Chain, check_ngram_range
 from nlpfeat.text._base._docstrings import fill_doc
-from nlpfeat.text._base._options import text_options
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
     CountingVectorizerMixin,
@@ -45,7 +45,7 @@ def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
 
 
 @fill_doc
-@text_options
+@estimator_params
 class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                            auto_wrap_output_keys=None):
     """Count (position, term) pairs: a bag of words that knows where each word occurs.
