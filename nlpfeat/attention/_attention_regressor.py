@@ -4,6 +4,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_2d, check_is_fitted,
                                  fit_context, validate_data)
 from nlpfeat.attention._functional import masked_softmax
@@ -22,6 +23,7 @@ from nlpfeat.attention._training import (
 
 __all__ = ["AttentionRegressor"]
 
+@fill_doc
 class AttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Learned attention over the training set: parametric Nadaraya-Watson regression.
 
@@ -130,13 +132,7 @@ class AttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     learned by gradient descent on the leave-one-out error. Predicting on the training
     set itself lets each point see its own target, as for any kernel smoother.
 
-    Numerical contract: for finite inputs and bandwidths with magnitudes between
-    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
-    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
-    (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
-    range the result is still correct or a ValueError says what to change; never a
-    silent NaN, infinity or mean.
+    %(numerical_contract)s
 
     Examples
     --------

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_is_fitted,
                                  fit_context, validate_data)
 from nlpfeat.attention._init import INIT_SCHEMES, check_rng
@@ -57,6 +58,7 @@ class _TrainingModel:
             self.network.train()
 
 
+@fill_doc
 class SequenceAttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """A transformer encoder over each sample's sequence, trained by minibatch Adam.
 
@@ -129,13 +131,7 @@ class SequenceAttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator
 
     Notes
     -----
-    Numerical contract: for finite inputs and bandwidths with magnitudes between
-    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
-    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
-    (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
-    range the result is still correct or a ValueError says what to change; never a
-    silent NaN, infinity or mean.
+    %(numerical_contract)s
 
     Examples
     --------

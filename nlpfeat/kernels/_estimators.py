@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, Regre
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (StrOptions, check_2d, check_is_fitted, fit_context, validate_data,
                                  validate_float64)
@@ -104,14 +105,6 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         rounding), where each is as accurate as the problem allows (figures:
         ``benchmarks/RESULTS.md``, "Engine agreement")."""
 
-_CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
-    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
-    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
-    (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
-    range the result is still correct or a ValueError says what to change; never a
-    silent NaN, infinity or mean."""
-
 _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The bandwidth used (strictly positive).
     loo_scores_ : ndarray of shape (n_grid,) or None
@@ -128,6 +121,7 @@ _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
     n_features_in_ : int"""
 
 
+@fill_doc
 @estimator_params
 class NadarayaWatsonRegressor(MultiOutputMixin, NadarayaWatsonMixin, RegressorMixin,
                               BaseEstimator):
@@ -169,7 +163,7 @@ class NadarayaWatsonRegressor(MultiOutputMixin, NadarayaWatsonMixin, RegressorMi
     is a ValueError for ``reg_type="ll"``; below that a huge bandwidth gives the global
     linear fit.
 
-    {_CONTRACT}
+    %(numerical_contract)s
     The leave-one-out criterion is :math:`CV(h) = n^{{-1}} \\sum_i (y_i - \\hat f_{{-i}}(x_i))^2`.
 
     References
@@ -279,6 +273,7 @@ class NadarayaWatsonRegressor(MultiOutputMixin, NadarayaWatsonMixin, RegressorMi
         return validate_float64(self, check_2d(X), accept_sparse="csr", reset=False)
 
 
+@fill_doc
 @estimator_params
 class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimator):
     __doc__ = f"""Nadaraya-Watson classifier: kernel-weighted class frequencies.
@@ -304,7 +299,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
 
     Notes
     -----
-    {_CONTRACT}
+    %(numerical_contract)s
 
     Examples
     --------

@@ -37,7 +37,7 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     check_not_dataframe,
 )
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._chunks import document_chunks

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from nlpfeat._validation import fit_context
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 
 __all__ = [
     "OnePassFitMixin",

@@ -30,7 +30,7 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     check_not_dataframe,
 )
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import (

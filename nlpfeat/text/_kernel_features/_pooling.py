@@ -38,7 +38,7 @@ from nlpfeat.kernels._shared import (
     segment_kernel_weights,
 )
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks

@@ -18,7 +18,7 @@ from nlpfeat._params import estimator_params
 from nlpfeat._validation import (Integral, Interval, Options, Real, StrOptions, check_is_fitted,
                                  fit_context)
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks

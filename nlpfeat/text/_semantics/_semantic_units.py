@@ -22,7 +22,7 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     warn_user,
 )
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order

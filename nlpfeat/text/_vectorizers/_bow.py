@@ -22,7 +22,7 @@ from nlpfeat.text._base._analyzer import (
     warn_unused,
     warn_user,
 )
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms

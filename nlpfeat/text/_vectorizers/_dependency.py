@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._validation import (Integral, Interval, RealNotInt, StrOptions, check_is_fitted,
                                  fit_context)
-from nlpfeat.text._base._docstrings import fill_doc
+from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import (
     DECODE_ERRORS,
     OnePassFitMixin,

@@ -1,4 +1,4 @@
-"""The docstring text the text estimators share, written once and filled in by ``fill_doc``.
+"""The docstring text nlpfeat's estimators share, written once and filled in by ``fill_doc``.
 
 A placeholder ``%(name)s`` standing alone on a docstring line is replaced by the fragment
 ``DOCS[name]``, indented as the placeholder is (the habit of pandas' ``@doc``, MNE's
@@ -51,8 +51,19 @@ preprocessor : callable or None, default=None
     Replaces lowercasing and accent stripping: ``str -> str``, applied to each decoded
     document (to each token with ``input="tokens"``) before tokenizing."""
 
+_NUMERICAL_CONTRACT = """\
+Numerical contract: for finite inputs and bandwidths with magnitudes between
+1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
+X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
+(rounding, amplified only by an ill-conditioned local linear fit or by
+``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
+range the result is still correct or a ValueError says what to change; never a
+silent NaN, infinity or mean."""
+
 #: Fragment name -> text (numpydoc, unindented).
 DOCS = {
+    # the one wording of every numeric estimator's contract (kernels and attention)
+    "numerical_contract": _NUMERICAL_CONTRACT,
     # the shared text options, in the order of their dataclass fields (text/_base/_options)
     "token_options": _TOKEN_OPTIONS,
     "ngram_options": _NGRAM_OPTIONS,

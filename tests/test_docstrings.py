@@ -1,19 +1,26 @@
-"""The shared docstring fragments: filled wherever a placeholder stands, indented as it."""
+"""The shared docstring fragments (``nlpfeat._docstrings``): filled wherever a placeholder
+stands, indented as it."""
 import inspect
 
 import pytest
 
+import nlpfeat.attention as attention
+import nlpfeat.kernels as kernels
 import nlpfeat.text as text
-from nlpfeat.text._base._docstrings import DOCS, fill_doc
+from nlpfeat._docstrings import DOCS, fill_doc
 
 
 def _documented():
-    for name in text.__all__:
-        obj = getattr(text, name)
-        yield name, obj
-        if inspect.isclass(obj):
-            for attr, member in inspect.getmembers(obj, inspect.isfunction):
-                yield f"{name}.{attr}", member
+    for module in (text, kernels, attention):
+        for name in module.__all__:
+            yield from _with_methods(name, getattr(module, name))
+
+
+def _with_methods(name, obj):
+    yield name, obj
+    if inspect.isclass(obj):
+        for attr, member in inspect.getmembers(obj, inspect.isfunction):
+            yield f"{name}.{attr}", member
 
 
 def test_no_placeholder_is_left_in_a_public_docstring():
@@ -27,6 +34,9 @@ def test_every_fragment_is_used_and_shows_in_the_estimators():
         assert fragment.splitlines()[0] in docs
     assert "    tokenizer : {" in text.KernelAttentionPooling.__doc__   # the full option text
     assert "stop_words : " in text.CountDeviation.__doc__
+    contract = DOCS["numerical_contract"].splitlines()[-1]
+    for est in (kernels.NadarayaWatsonRegressor, attention.SequenceAttentionRegressor):
+        assert contract in est.__doc__
 
 
 def test_fill_doc_indents_as_the_placeholder_and_rejects_an_unknown_name():
