@@ -68,6 +68,15 @@ DOCS = {
     "token_options": _TOKEN_OPTIONS,
     "ngram_options": _NGRAM_OPTIONS,
     "accent_options": _ACCENT_OPTIONS,
+    # the dataset loaders that can return (data, target)
+    "return_X_y_sections": """\
+return_X_y : bool, default=False
+    If True, return ``(data, target)`` instead of a Bunch.
+
+Returns
+-------
+data : :class:`~sklearn.utils.Bunch`
+    Dictionary-like object with the following attributes.""",
     # the sections of the methods that read documents
     "fit_sections": """\
 Parameters
@@ -81,6 +90,18 @@ Returns
 -------
 self : object
     The fitted estimator.""",
+    "partial_fit_sections": """\
+Parameters
+----------
+X : what ``fit`` takes
+    One batch of whole documents.
+y : None
+    Ignored.
+
+Returns
+-------
+self : object
+    The updated estimator.""",
     "fit_transform_parameters": """\
 Parameters
 ----------
@@ -121,11 +142,12 @@ def _filled(docstring):
     return _PLACEHOLDER.sub(indent, docstring)
 
 
-def fill_doc(cls):
-    """Fill the placeholders of ``cls``'s docstring and of its own methods' docstrings."""
-    if cls.__doc__:
-        cls.__doc__ = _filled(cls.__doc__)
-    for member in vars(cls).values():
+def fill_doc(obj):
+    """Fill the placeholders of a function's docstring, or of a class's and its methods'."""
+    if obj.__doc__:
+        obj.__doc__ = _filled(obj.__doc__)
+    members = vars(obj).values() if inspect.isclass(obj) else ()
+    for member in members:
         if inspect.isfunction(member) and member.__doc__:
             member.__doc__ = _filled(member.__doc__)
-    return cls
+    return obj

@@ -297,15 +297,7 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
         scores and phrases). A batch that fails (the error names the document) changes
         nothing.
 
-        Parameters
-        ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : Collocations
+        %(partial_fit_sections)s
         """
         self._check_combination()
         if not self._one_pass():

@@ -331,15 +331,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
         the words seen so far are too few for ``n_components``, the counts are kept,
         the estimator stays unfitted and a warning asks for more batches.
 
-        Parameters
-        ----------
-        X : iterable of str (or of list of str with ``input="tokens"``), or dask.bag.Bag
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : PMIEmbedding
+        %(partial_fit_sections)s
         """
         self._check_text_params()
         first = not hasattr(self, "_pair_counts")
