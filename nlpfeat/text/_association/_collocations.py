@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory, chunk_n_rows
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._association._collocation_scoring import (
@@ -37,7 +38,6 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     check_not_dataframe,
 )
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._chunks import document_chunks

@@ -17,8 +17,8 @@ order is arbitrary).
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
-from nlpfeat._validation import fit_context
 from nlpfeat._docstrings import fill_doc
+from nlpfeat._validation import fit_context
 
 __all__ = [
     "OnePassFitMixin",

@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.kernels._shared import (
@@ -30,7 +31,6 @@ from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     check_not_dataframe,
 )
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import (

@@ -21,6 +21,7 @@ from sklearn.base import (
 )
 
 from nlpfeat._chunking import chunk_n_rows
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Interval, Real, StrOptions, check_finite,
                                  check_is_fitted, fit_context)
@@ -38,7 +39,6 @@ from nlpfeat.kernels._shared import (
     segment_kernel_weights,
 )
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks

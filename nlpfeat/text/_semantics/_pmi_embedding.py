@@ -14,11 +14,11 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (Integral, Interval, Options, Real, StrOptions, check_is_fitted,
                                  fit_context)
 from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks

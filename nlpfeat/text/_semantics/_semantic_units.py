@@ -16,13 +16,13 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
     warn_user,
 )
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order

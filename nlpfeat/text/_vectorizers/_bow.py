@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
                                  check_array, check_is_fitted, fit_context)
@@ -22,7 +23,6 @@ from nlpfeat.text._base._analyzer import (
     warn_unused,
     warn_user,
 )
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms

@@ -12,10 +12,10 @@ import numpy as np
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
 from nlpfeat.text._base._options import NgramOptions
 from nlpfeat.text._counting._vocabulary import (

@@ -18,9 +18,9 @@ from itertools import pairwise
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._validation import (Integral, Interval, RealNotInt, StrOptions, check_is_fitted,
                                  fit_context)
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._base._documents import (
     DECODE_ERRORS,
     OnePassFitMixin,

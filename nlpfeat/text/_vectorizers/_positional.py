@@ -5,10 +5,10 @@ from typing import Any
 
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions
 from nlpfeat.text._base._analyzer import Chain, check_ngram_range
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
     CountingVectorizerMixin,

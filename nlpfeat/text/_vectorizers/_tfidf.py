@@ -6,10 +6,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
-from nlpfeat._docstrings import fill_doc
 from nlpfeat.text._counting._vocabulary import terms_in_column_order
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
