@@ -5,13 +5,14 @@ import inspect
 import pytest
 
 import nlpfeat.attention as attention
+import nlpfeat.datasets as datasets
 import nlpfeat.kernels as kernels
 import nlpfeat.text as text
 from nlpfeat._docstrings import DOCS, fill_doc
 
 
 def _documented():
-    for module in (text, kernels, attention):
+    for module in (text, kernels, attention, datasets):
         for name in module.__all__:
             yield from _with_methods(name, getattr(module, name))
 
