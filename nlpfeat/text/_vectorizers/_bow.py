@@ -7,30 +7,24 @@ pruned from the statistics (``prune_mask``).
 """
 import copy
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory
-from nlpfeat._validation import (
-    HasMethods,
-    Integral,
-    Interval,
-    Real,
-    RealNotInt,
-    StrOptions,
-    check_array,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
+                                 check_array, check_is_fitted, fit_context)
 from nlpfeat.text._base._analyzer import (
     TEXT_PARAMETER_CONSTRAINTS,
-    TextMixin,
     warn_unused,
     warn_user,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
 from nlpfeat.text._counting._text_pass import TextPass, term_chunks
 from nlpfeat.text._counting._vocabulary import (
@@ -85,8 +79,19 @@ def count_vectorizer_partition(estimator, docs):
                        text_pass=estimator._text_pass_options())
 
 
-class CountingVectorizerMixin(TextMixin):
+@fill_doc
+@estimator_params
+class CountingVectorizerMixin(TextOptions):
     """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
+
+    binary: Any = False
+    norm: Any = None
+    min_df: Any = 1
+    max_df: Any = 1.0
+    max_features: Any = None
+    vocabulary: Any = None
+    dtype: Any = np.int64
+    working_memory: Any = None
 
     def _check_params_at_fit(self):
         self._check_text_params()
@@ -449,14 +454,7 @@ class CountingVectorizerMixin(TextMixin):
     def get_feature_names_out(self, input_features=None):
         """Feature names (the terms) in column order.
 
-        Parameters
-        ----------
-        input_features : ignored
-            Present for API consistency with scikit-learn transformers.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         return np.asarray(terms_in_column_order(self._fitted_vocabulary()), dtype=object)
 
@@ -501,6 +499,8 @@ def finish_counts(counts, *, norm, dtype):
     return normalize_rows(counts.astype(dtype, copy=False), norm)
 
 
+@fill_doc
+@estimator_params
 class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                  auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of feature counts (bag of words or n-grams).
@@ -511,41 +511,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        What the documents are: text (``str``/``bytes``), file names, open files, or lists of
-        tokens that are used as given (no tokenizer).
-    encoding : str, default="utf-8"
-        Encoding used to decode ``bytes``.
-    decode_error : {"strict", "ignore", "replace"}, default="strict"
-        What to do with bytes ``encoding`` cannot decode; ``"strict"`` raises an error naming
-        the document.
-    strip_accents : {"ascii", "unicode"}, callable or None, default=None
-        Remove accents after lowercasing: ``"ascii"`` keeps only characters with an ASCII
-        decomposition, ``"unicode"`` removes combining marks after NFKD (scikit-learn's
-        functions); a callable ``str -> str`` is used as given.
-    lowercase : bool, default=True
-        Lowercase the text before tokenizing.
-    preprocessor : callable or None, default=None
-        Replaces lowercasing and accent stripping: ``str -> str``, applied to each decoded
-        document (to each token with ``input="tokens"``) before tokenizing.
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
-            or None, default="regexp"
-        How to split a document into tokens. ``"regexp"`` (or None) makes every CJK
-        ideograph a token and otherwise finds runs of two or more word characters, exactly
-        like scikit-learn's default ``token_pattern``. ``"jieba"`` needs
-        ``pip install "nlpfeat[zh]"``.
-    token_pattern : str or None, default=None
-        Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default).
-    stemmer : {"porter", "snowball"}, callable or None, default=None
-        Stem each token (nltk's Porter or English Snowball stemmer, or a callable).
-    stop_words : {"english", "chinese"}, list or None, default=None
-        Tokens to remove (after lowercasing, before stemming and n-grams).
-    ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word or character n-grams with ``min_n <= n <= max_n``.
-    analyzer : {"word", "char", "char_wb"} or callable, default="word"
-        Features are word n-grams, character n-grams, or character n-grams inside word
-        boundaries; a callable maps one decoded document to its list of features (returning
-        None or a str is an error).
+    %(token_options)s
+    %(ngram_options)s
+    %(accent_options)s
     binary : bool, default=False
         Record presence (1) instead of counts.
     norm : {"l1", "l2"} or None, default=None
@@ -576,10 +544,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     ----------
     vocabulary_ : dict
         Term -> column index (columns in sorted term order when learned).
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
 
     See Also
     --------
@@ -632,50 +597,4 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         "norm": [StrOptions({"l1", "l2"}), None],
         **N_JOBS_CONSTRAINT,
     }
-
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        binary=False,
-        norm=None,
-        min_df=1,
-        max_df=1.0,
-        max_features=None,
-        vocabulary=None,
-        dtype=np.int64,
-        working_memory=None,
-        n_jobs=None,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.binary = binary
-        self.norm = norm
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.dtype = dtype
-        self.working_memory = working_memory
-        self.n_jobs = n_jobs
+    n_jobs: Any = None
