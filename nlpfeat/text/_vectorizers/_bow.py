@@ -18,11 +18,8 @@ from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
                                  check_array, check_is_fitted, fit_context)
-from nlpfeat.text._base._analyzer import (
-    TEXT_PARAMETER_CONSTRAINTS,
-    warn_unused,
-    warn_user,
-)
+from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import warn_unused, warn_user
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
