@@ -78,6 +78,8 @@ def test_classifier_on_dask_queries_equals_in_memory(dask_client, iris):
 
 
 def test_the_model_enters_the_graph_once(diabetes):
+    from dask.core import get_dependencies      # every dask's graph, tuples or Task objects
+
     X, y, queries = diabetes
     reg = NadarayaWatsonRegressor(bandwidth=0.05).fit(X, y)
     pred = reg.predict(da.from_array(queries, chunks=(20, 4)))
@@ -87,8 +89,7 @@ def test_the_model_enters_the_graph_once(diabetes):
     assert len(holding) == 1
     n_blocks = len(pred.chunks[0])
     assert n_blocks == int(np.ceil(len(queries) / 20)) > 1
-    using = [key for key, task in graph.items()
-             if holding[0] in getattr(task, "dependencies", ())]
+    using = [key for key in graph if holding[0] in get_dependencies(graph, key)]
     assert len(using) == n_blocks
 
 
