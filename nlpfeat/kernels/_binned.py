@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 from scipy import fft as sfft
 
-from nlpfeat.kernels._loss import EPS, centred_intercepts, loss_grad, mean_loss
+from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
            "bin_rows", "binned_loo_grid", "check_bins", "default_bins", "tau_from"]
@@ -204,8 +204,9 @@ def _gather(G, idx, w):
     return np.einsum("...np,np->n...", G[..., idx], w)
 
 
-def _envelope(grid):
-    """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1).
+def _envelope(grid, reg_type="lc"):
+    """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
+    for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
 
     Measured on a line: a point at sampled positions inside its cell, the binned value at
     sampled query positions minus the exact kernel, maximised over both positions and
@@ -220,15 +221,18 @@ def _envelope(grid):
     s = np.linspace(0.0, 1.0, 9)[:-1]
     W = _lagrange(s, grid.order)                                       # (ns, P)
     kern = grid.kern
-    prof = lambda u: np.exp(kern.log_k(np.abs(u)) - kern.log_k(0.0))  # noqa: E731
+    base = lambda u: np.exp(kern.log_k(np.abs(u)) - kern.log_k(0.0))  # noqa: E731
+    profiles = [base] if reg_type == "lc" else [
+        base, lambda u: u * base(u), lambda u: u * u * base(u)]
     err = np.zeros(k.shape[0])
     pp = np.arange(P)
-    for ia, a in enumerate(s):
-        exact = prof((k[:, :, 0] + s[None, :] - a) * step)            # (nk, ns)
-        # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
-        Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)  # (nk, Pa, Pb)
-        approx = np.einsum("p,kpq,bq->kb", W[ia], Kn, W)
-        err = np.maximum(err, np.abs(approx - exact).max(axis=1))
+    for prof in profiles:
+        for ia, a in enumerate(s):
+            exact = prof((k[:, :, 0] + s[None, :] - a) * step)            # (nk, ns)
+            # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
+            Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)  # (nk, Pa, Pb)
+            approx = np.einsum("p,kpq,bq->kb", W[ia], Kn, W)
+            err = np.maximum(err, np.abs(approx - exact).max(axis=1))
     for _ in range(P):              # neighbouring offsets (positions between nodes)
         err = np.maximum(err, np.maximum(np.roll(err, 1), np.roll(err, -1)))
     r = np.abs(k[:, 0, 0]) * step
@@ -273,7 +277,8 @@ class BinnedSums:
         n_k = kernels.shape[0]
         # the error envelope convolved with the counts, in the same transforms
         pairs = [(j, slice(1, None)) for j in range(n_k)] + [(n_k, slice(0, 1))]
-        conv = _convolve(grids, np.concatenate([kernels, _envelope(g)[None]]), pairs)
+        conv = _convolve(grids, np.concatenate([kernels, _envelope(g, self.reg_type)[None]]),
+                         pairs)
         if self.reg_type == "lc":
             self.G = conv[0].reshape(conv[0].shape[0], -1)          # (c, size)
         else:               # weights with every kernel; targets with K and -u K
@@ -313,15 +318,18 @@ class BinnedSums:
         return s[:, :, None] * cols[:, None, :]                          # (n, nk, c)
 
 
-def _predictions(S, E, reg_type, d, tau):
+def _predictions(S, E, reg_type, d, tau, top):
     """Predictions from gathered sums and the mask of certified rows.
 
-    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll".
+    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll"; ``top``:
+    the targets' largest distance to their mean, per output (the slopes' scale).
     """
     if reg_type == "lc":
         s0 = S[:, 0]
         ok = s0 > E / tau
         return S[:, 1:] / np.where(ok, s0, 1.0)[:, None], ok
+    # the moment kernels u K and u u^T K err a few times more than K: a margin of 4
+    E = 4.0 * E
     s0 = S[:, 0, 0]
     ok = s0 > E / tau
     s0 = np.where(ok, s0, 1.0)
@@ -335,17 +343,23 @@ def _predictions(S, E, reg_type, d, tau):
             pos += 1
     Sc = S2 - m[:, :, None] * m[:, None, :]
     Tc = S[:, 1:1 + d, 1:] / s0[:, None, None] - m[:, :, None] * ybar[:, None, :]
+    b = local_solve(Sc, Tc, 0.0)                                     # (n, d, k)
     # the local design must stand clear of the sums' error: its smallest variance
+    # against the error of the offsets' moments, amplified by |m| and the slopes
     lam = np.linalg.eigvalsh(Sc)[:, 0]
-    ok &= lam > E / (tau * s0) * (1.0 + np.einsum("nd,nd->n", m, m))
-    return centred_intercepts(m, ybar, Sc, Tc, 0.0), ok
+    slope = np.abs(b / np.where(top > 0, top, 1.0)).max(axis=(1, 2))
+    ok &= lam > E / (tau * s0) * (1.0 + np.einsum("nd,nd->n", m, m)) * (1.0 + slope)
+    return ybar - np.einsum("nd,ndk->nk", m, b), ok
 
 
 def _tau(Y):
     """Relative accuracy of the weight sums that keeps predictions within the target:
     ``|error| <= 2 max|y - mean| E / S0``."""
-    Yc = Y - Y.mean(axis=0)
-    return tau_from(Y.std(axis=0), np.abs(Yc).max(axis=0))
+    return tau_from(Y.std(axis=0), _top(Y))
+
+
+def _top(Y):
+    return np.abs(Y - Y.mean(axis=0)).max(axis=0)
 
 
 def tau_from(std, top):
@@ -367,12 +381,13 @@ class BinnedIndex:
     """
 
     def __init__(self, X, Y, kern, bandwidth, reg_type, bins, exact, *, sums=None,
-                 y_mean=None, tau=None):
+                 y_mean=None, tau=None, top=None):
         self.kern, self.reg_type, self.exact, self.Y = kern, reg_type, exact, Y
         self.bandwidth = bandwidth
         self.y_mean = Y.mean(axis=0) if y_mean is None else y_mean
         # explicit bins: the user's accuracy; only sums below their own bound go exact
         self.tau = (_tau(Y) if bins is None else 1.0) if tau is None else tau
+        self.top = _top(Y) if top is None else top
         if sums is None:
             bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
             sums = BinnedSums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type)
@@ -383,7 +398,7 @@ class BinnedIndex:
     def predict(self, Q, **exact_options):
         """Predictions (m, k) and the empty mask; uncertified queries on the exact path."""
         S, E, inside = self.sums.gather(Q)
-        out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau)
+        out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top)
         ok &= inside
         out = out + self.y_mean
         empty = np.zeros(Q.shape[0], dtype=bool)
@@ -416,6 +431,7 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
     tau = _tau(Y) if bins is None else 1.0
+    top = _top(Y)
     totals = np.empty(len(grid))
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
@@ -424,7 +440,7 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
         sums = BinnedSums(X, Yc, kern, h, b, reg_type, lo, span)
         S, E, _ = sums.gather(X)
         S = S - sums.self_terms(X, Yc)
-        P, ok = _predictions(S, E, reg_type, d, tau)
+        P, ok = _predictions(S, E, reg_type, d, tau, top)
         P = P + y_mean
         bad = np.flatnonzero(~ok)
         if bad.size:

@@ -109,7 +109,7 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
     sums = _binned.BinnedSums.from_raw(raw, grid, reg_type)
     tau = _binned.tau_from(std, top) if bins is None else 1.0
     estimator._index = _binned.BinnedIndex(None, None, kern, h, reg_type, bins, None,
-                                           sums=sums, y_mean=y_mean, tau=tau)
+                                           sums=sums, y_mean=y_mean, tau=tau, top=top)
     estimator._y_mean = y_mean
     estimator.n_features_in_ = d
     estimator.bandwidth_ = float(h[0]) if d == 1 else h

@@ -11,6 +11,8 @@ reaches them through :mod:`nlpfeat.kernels._shared`.
 Importing this module imports neither numba nor the compiled package: the compiled
 functions are compiled (or loaded from numba's on-disk cache) on first use.
 """
+import functools
+
 from nlpfeat.kernels import _bandwidth, _binned, _nadaraya_watson, _segments
 from nlpfeat.kernels._nadaraya_watson import NWIndex
 
@@ -51,7 +53,7 @@ def nw_index(X, Y, kern, bandwidth, metric, reg_type="lc", *, tree=False, engine
     if not binned:
         return index
     binned = _binned.BinnedIndex(X, Y, kern, bandwidth, reg_type, bins,
-                                 lambda Q, **kw: nw_predict(Q, index, **kw))
+                                 functools.partial(nw_predict, index=index))
     binned.exact_index, binned.Y = index, Y
     return binned
 
