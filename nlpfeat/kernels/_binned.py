@@ -99,15 +99,21 @@ def check_bins(bins, d):
 
 def _lagrange(t, order):
     """Stencil weights (n, order + 1) of positions ``t`` in [0, 1) on the nodes
-    ``-(order - 1) / 2 ... (order + 1) / 2`` relative to ``floor`` (Lagrange basis)."""
+    ``-(order - 1) / 2 ... (order + 1) / 2`` relative to ``floor`` (Lagrange basis:
+    products of all factors but one, from prefix and suffix products)."""
     nodes = np.arange(order + 1) - (order - 1) // 2
-    t = np.asarray(t, dtype=np.float64)[:, None]
-    w = np.ones((t.shape[0], order + 1))
-    for j, xj in enumerate(nodes):
-        for xm in nodes:
-            if xm != xj:
-                w[:, j] *= (t[:, 0] - xm) / (xj - xm)
-    return w
+    if order == 1:
+        t = np.asarray(t, dtype=np.float64)
+        return np.stack([1.0 - t, t], axis=1)
+    f = np.asarray(t, dtype=np.float64)[:, None] - nodes[None, :]       # (n, P)
+    pre = np.ones_like(f)
+    suf = np.ones_like(f)
+    np.cumprod(f[:, :-1], axis=1, out=pre[:, 1:])
+    np.cumprod(f[:, :0:-1], axis=1, out=suf[:, -2::-1])
+    denom = np.array([np.prod([xj - xm for xm in nodes if xm != xj]) for xj in nodes])
+    pre *= suf
+    pre /= denom
+    return pre
 
 
 class _Grid:
@@ -137,15 +143,18 @@ class _Grid:
         base = base.astype(np.int64) - self.off
         shape = self.out_shape if out else self.shape
         inside = np.all((base >= 0) & (base + self.order < np.asarray(shape)), axis=1)
-        base = np.where(inside[:, None], base, 0)
-        t = np.where(inside[:, None], t, 0.0)
-        idx = np.zeros((X.shape[0], 1), dtype=np.int64)
-        w = np.ones((X.shape[0], 1))
+        if not inside.all():
+            base = np.where(inside[:, None], base, 0)
+            t = np.where(inside[:, None], t, 0.0)
         strides = np.cumprod((shape[1:] + (1,))[::-1])[::-1]
         steps = np.arange(self.order + 1)
+        idx, w = None, None
         for j in range(self.d):
             wj = _lagrange(t[:, j], self.order)
             ij = (base[:, j:j + 1] + steps) * strides[j]
+            if idx is None:
+                idx, w = ij, wj
+                continue
             idx = (idx[:, :, None] + ij[:, None, :]).reshape(X.shape[0], -1)
             w = (w[:, :, None] * wj[:, None, :]).reshape(X.shape[0], -1)
         return idx, w, inside
