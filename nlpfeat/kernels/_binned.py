@@ -72,12 +72,15 @@ def default_bins(span, h, kern):
     nodes per bandwidth, lowered so the convolved grid stays under ``MAX_GRID`` nodes."""
     span = np.asarray(span, dtype=np.float64)
     d = span.size
+    span = np.where(span > 0, span, 0.0)
     per = _PER_BANDWIDTH[stencil_order(kern)][d]
     h = np.broadcast_to(np.asarray(h, dtype=np.float64), (d,))
     r = reach(kern)
     nodes = lambda b: np.prod((span / h + 2 * r) * b + 8)     # noqa: E731
     while per > 2 and nodes(per) > MAX_GRID:
         per = max(2, int(per * 0.8))
+    if not nodes(per) <= MAX_GRID:  # a bandwidth far below the data's spacing: no grid
+        return None
     bins = np.maximum(1, np.ceil(span / h * per))
     # a large bandwidth leaves few nodes: refine up to _MIN_BINS while the grid is small
     fine = np.maximum(bins, _MIN_BINS[d])
@@ -129,7 +132,11 @@ class _Grid:
         self.lo = lo
         self.shape = tuple(int(b) + self.order + 1 for b in bins)
         r = reach(kern)
-        self.R = np.ceil(r * self.h / self.delta).astype(int)
+        # offsets beyond the data grid's extent (a huge bandwidth) reach no query of
+        # the convolved grid that the data could weigh differently: cut there
+        with np.errstate(over="ignore"):
+            R = np.ceil(np.minimum(r * self.h / self.delta, 2.0 * np.asarray(self.shape)))
+        self.R = R.astype(int)
         self.out_shape = tuple(s + 2 * R for s, R in zip(self.shape, self.R))
         self.kern = kern
 
@@ -399,17 +406,21 @@ class BinnedIndex:
         self.top = _top(Y) if top is None else top
         if sums is None:
             bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
-            sums = BinnedSums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type)
-        self.sums = sums
+            sums = None if bins is None else BinnedSums(X, Y - self.y_mean, kern, bandwidth,
+                                                        bins, reg_type)
+        self.sums = sums            # None: no grid fits the bandwidth, every query exact
         self.exact_index = None     # set by the engine; None for a fit on a dask array
-        self.bins = np.asarray(sums.grid.shape) - sums.grid.order - 1
+        self.bins = None if sums is None else np.asarray(sums.grid.shape) - sums.grid.order - 1
 
     def predict(self, Q, **exact_options):
         """Predictions (m, k) and the empty mask; uncertified queries on the exact path."""
-        S, E, inside = self.sums.gather(Q)
-        out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top)
-        ok &= inside
-        out = out + self.y_mean
+        if self.sums is None:
+            out, ok = np.empty((Q.shape[0], self.y_mean.size)), np.zeros(Q.shape[0], bool)
+        else:
+            S, E, inside = self.sums.gather(Q)
+            out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top)
+            ok &= inside
+            out = out + self.y_mean
         empty = np.zeros(Q.shape[0], dtype=bool)
         self.n_exact_ = int((~ok).sum())
         if self.n_exact_:
@@ -446,6 +457,9 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
         b = default_bins(span, h, kern) if bins is None else bins
+        if b is None:       # no grid fits this bandwidth: every row exact
+            totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
+            continue
         sums = BinnedSums(X, Yc, kern, h, b, reg_type, lo, span)
         S, E, _ = sums.gather(X)
         S = S - sums.self_terms(X, Yc)

@@ -100,16 +100,26 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
     h = np.broadcast_to(np.asarray(h, dtype=np.float64), (d,)).copy()
     bins = _binned.check_bins(estimator.bins, d)
     span = hi - lo
-    grid = _binned._Grid(lo, span, h, _binned.default_bins(span, h, kern)
-                         if bins is None else bins, kern)
+    if bins is None:
+        bins = _binned.default_bins(span, h, kern)
+        if bins is None:
+            raise ValueError(
+                f"the bandwidth ({h.min():.3g}) is so far below the data's range that no "
+                f"grid of {_binned.MAX_GRID} nodes resolves it, and a fit on a dask array "
+                f"keeps no rows for the exact path; pass a larger bandwidth.")
+        auto = True
+    else:
+        auto = False
+    grid = _binned._Grid(lo, span, h, bins, kern)
     block = dask.delayed(_block_grid, pure=True)
     parts = [block(xb, yb, grid, y_mean, classes)
              for xb, yb in zip(X.to_delayed()[:, 0], y.to_delayed().ravel())]
     raw = _tree_sum(parts).compute()
     sums = _binned.BinnedSums.from_raw(raw, grid, reg_type)
-    tau = _binned.tau_from(std, top) if bins is None else 1.0
-    estimator._index = _binned.BinnedIndex(None, None, kern, h, reg_type, bins, None,
-                                           sums=sums, y_mean=y_mean, tau=tau, top=top)
+    tau = _binned.tau_from(std, top) if auto else 1.0
+    estimator._index = _binned.BinnedIndex(None, None, kern, h, reg_type,
+                                           None if auto else bins, None, sums=sums,
+                                           y_mean=y_mean, tau=tau, top=top)
     estimator._y_mean = y_mean
     estimator.n_features_in_ = d
     estimator.bandwidth_ = float(h[0]) if d == 1 else h

@@ -243,3 +243,15 @@ def test_binned_predictions_outside_certified_range_warn_for_a_dask_fit():
     with pytest.warns(BinnedRangeWarning, match="NaN"):
         out = reg.predict([[0.5], [40.0]])
     assert np.isfinite(out[0]) and np.isnan(out[1])
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e9])
+def test_binned_extreme_bandwidths_give_the_exact_result(scale):
+    """A bandwidth no grid resolves runs exact; a huge one cuts the kernel at the grid."""
+    rng = np.random.default_rng(12)
+    X, y = _data(rng, 300, 2)
+    Q = np.vstack([X[:20], [[1e3, -1e3]]])
+    binned, exact = _pair(NadarayaWatsonRegressor, X, y, bandwidth=scale, reg_type="ll")
+    _check(binned, exact, Q, y)
+    if scale < 1:
+        assert binned._index.sums is None
