@@ -51,6 +51,8 @@ _MIN_BINS = {1: 4096, 2: 256, 3: 48}
 MAX_GRID = 2 ** 23
 #: The documented bound: prediction error relative to std(y).
 TARGET = 1e-6
+#: Relative error bound of the weight sums that an explicit ``bins`` certifies.
+EXPLICIT_TAU = 1e-3
 
 
 def stencil_order(kern):
@@ -401,8 +403,8 @@ class BinnedIndex:
         self.kern, self.reg_type, self.exact, self.Y = kern, reg_type, exact, Y
         self.bandwidth = bandwidth
         self.y_mean = Y.mean(axis=0) if y_mean is None else y_mean
-        # explicit bins: the user's accuracy; only sums below their own bound go exact
-        self.tau = (_tau(Y) if bins is None else 1.0) if tau is None else tau
+        # explicit bins: the user's accuracy; sums whose bound passes 1e-3 of them go exact
+        self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
         if sums is None:
             bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
@@ -450,7 +452,7 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     d = X.shape[1]
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
-    tau = _tau(Y) if bins is None else 1.0
+    tau = _tau(Y) if bins is None else EXPLICIT_TAU
     top = _top(Y)
     totals = np.empty(len(grid))
     lo, span = X.min(axis=0), np.ptp(X, axis=0)

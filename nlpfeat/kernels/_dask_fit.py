@@ -116,7 +116,7 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
              for xb, yb in zip(X.to_delayed()[:, 0], y.to_delayed().ravel())]
     raw = _tree_sum(parts).compute()
     sums = _binned.BinnedSums.from_raw(raw, grid, reg_type)
-    tau = _binned.tau_from(std, top) if auto else 1.0
+    tau = _binned.tau_from(std, top) if auto else _binned.EXPLICIT_TAU
     estimator._index = _binned.BinnedIndex(None, None, kern, h, reg_type,
                                            None if auto else bins, None, sums=sums,
                                            y_mean=y_mean, tau=tau, top=top)

@@ -77,7 +77,7 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         bandwidth for the smooth kernels, which certifies the 1e-6 target; 16 to 400 for
         the others, which rarely can: their queries then run exact) and certifies every
         query against the target; an explicit grid trades accuracy for speed: only the
-        queries whose error bound exceeds their own weight sum run exact.
+        queries whose error bound exceeds 1e-3 of their weight sum run exact.
     on_empty : {"nearest", "mean", "nan", "raise"}, default="nearest"
         What a query with no training point inside a compact kernel's support gets:
         its nearest training point(s), ties (equal distances up to the rounding of the
