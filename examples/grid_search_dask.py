@@ -25,6 +25,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.kernels import EmptySupportWarning, NadarayaWatsonRegressor
 
@@ -76,7 +77,7 @@ def ranked_table(search, n_rows=8):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a smaller grid, faster run")
     parser.add_argument("--scheduler", default=None,
                         help="address of a running Dask scheduler (default: start a local "
@@ -121,4 +122,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

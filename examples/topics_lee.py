@@ -15,6 +15,7 @@ import argparse
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_lee
 from nlpfeat.text import BagOfWords, TopicModel, topic_coherence
@@ -34,7 +35,7 @@ def lee_tokens():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer candidates and passes")
     args = parser.parse_args(argv)
     grid, passes, folds = ([4, 8], 3, 2) if args.quick else ([5, 10, 20], 10, 3)
@@ -62,4 +63,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -199,6 +199,18 @@ def _check_choices(tasks, models, with_torch):
         import_optional("torch", "torch", "nlpfeat compare --with-torch")
 
 
+def _check_plan(plan, models, with_torch):
+    """Refuse a run in which no asked-for model applies to any asked-for task (it would
+    write a table of headers only), naming the models each task takes."""
+    if any(plan.values()):
+        return
+    takes = "; ".join(f"{task}: {', '.join(select_models(task, None, True))}" for task in plan)
+    torch_applies = any(select_models(task, models, True) for task in plan)
+    hint = " (torch-mha needs with_torch)" if torch_applies and not with_torch else ""
+    raise ValueError(f"no model of {list(models)} applies to the task(s) {list(plan)}"
+                     f"{hint}; the models of each task are {takes}.")
+
+
 def _progress_bar(progress, total):
     """A tqdm bar on stderr over the models to run, or one that shows nothing."""
     if not progress:
@@ -259,6 +271,20 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     -----
     The models are fitted with one BLAS thread (threadpoolctl): the problems are too small
     for BLAS threads to pay off (figures in ``benchmarks/RESULTS.md``).
+
+    Examples
+    --------
+    >>> import io, os, tempfile
+    >>> from nlpfeat.compare import run_comparison
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     rows = run_comparison(tasks=["sine"], models=["ridge", "knn"], out=out,
+    ...                           quick=True, plots=False, progress=False,
+    ...                           stream=io.StringIO())
+    ...     written = sorted(os.listdir(out))
+    >>> written
+    ['results.csv', 'results.json']
+    >>> sorted((row["task"], row["model"], row["metric"]) for row in rows)
+    [('sine', 'knn', 'mse'), ('sine', 'ridge', 'mse')]
     """
     stream = stream or sys.stdout
     tasks = list(TASKS) if tasks is None else list(tasks)
@@ -266,6 +292,7 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     options = dict(tasks=tasks, models=models, seed=seed, quick=quick, with_torch=with_torch,
                    plots=plots)
     plan = {task: select_models(task, models, with_torch) for task in tasks}
+    _check_plan(plan, models, with_torch)
     bar = _progress_bar(progress, sum(len(v) for v in plan.values()))
     rows, store, caught, folds = [], {}, _Warnings(), {}
     runners = {"polarity": _run_polarity, "lee": _run_lee}

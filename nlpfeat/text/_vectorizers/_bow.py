@@ -32,11 +32,11 @@ from nlpfeat.text._base._analyzer import (
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
+from nlpfeat.text._counting._text_pass import TextPass, term_chunks
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
     check_df_bounds,
     check_vocabulary,
-    count_chunks,
     prune_mask,
     remap_columns,
     terms_in_column_order,
@@ -70,6 +70,9 @@ COUNTING_PARAMETER_CONSTRAINTS = {
     "working_memory": [Interval(Real, 0, None, closed="neither"), None],
 }
 
+#: ``n_jobs`` of the vectorizers that count on threads (BagOfWords, TfidfVectorizer).
+N_JOBS_CONSTRAINT = {"n_jobs": [Integral, None]}
+
 
 @splitting
 def count_vectorizer_partition(estimator, docs):
@@ -78,7 +81,8 @@ def count_vectorizer_partition(estimator, docs):
     counts = TermCounts(fixed, xlogx=estimator._needs_xlogx())
     return count_terms(estimator._iter_docs(map(strip_line_break, docs)), counts,
                        analyze=estimator._feature_fn(),
-                       working_memory=estimator.working_memory)
+                       working_memory=estimator.working_memory,
+                       text_pass=estimator._text_pass_options())
 
 
 class CountingVectorizerMixin(TextMixin):
@@ -99,6 +103,37 @@ class CountingVectorizerMixin(TextMixin):
                                  ("max_features", self.max_features is not None)):
                 if is_set:
                     warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
+
+    #: Private switch: False sends every document through the Python analyzer (tests).
+    _compiled_text = True
+
+    def _text_pass_options(self):
+        """The :class:`TextPass` options when the compiled pass gives exactly the Python
+        analyzer's features, else None (the Python path).
+
+        The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with
+        the default pattern, lowercasing, ``strip_accents`` by name, stop words, unigrams.
+        Anything else (a custom ``token_pattern``, a callable preprocessor, tokenizer,
+        analyzer or accent stripper, another tokenizer, a stemmer, n-grams, the character
+        analyzers, ``input="tokens"``, an estimator with its own features) takes the
+        Python path.
+        """
+        strip_accents = getattr(self, "strip_accents", None)
+        default = (
+            self._compiled_text and self.input != "tokens" and self.analyzer == "word"
+            and tuple(self.ngram_range) == (1, 1) and self.tokenizer in (None, "regexp")
+            and self.token_pattern is None and self.stemmer is None
+            and getattr(self, "preprocessor", None) is None
+            and strip_accents in (None, "ascii", "unicode")
+            and type(self)._feature_fn is TextMixin._feature_fn
+        )
+        if not default:
+            return None
+        preprocess = None if strip_accents is None else self.build_preprocessor()
+        return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
+
+    def _n_jobs(self):
+        return getattr(self, "n_jobs", None)
 
     def _needs_xlogx(self):
         """Whether the statistics must include ``sum tf ln tf`` (log-entropy weights)."""
@@ -216,7 +251,8 @@ class CountingVectorizerMixin(TextMixin):
             counts = bag_term_counts(self, X, count_vectorizer_partition)
         else:
             count_terms(self._iter_docs(X), counts, analyze=self._feature_fn(),
-                        working_memory=self.working_memory, builder=builder)
+                        working_memory=self.working_memory, builder=builder,
+                        text_pass=self._text_pass_options(), n_jobs=self._n_jobs())
         check_corpus_nonempty(counts.n_documents)
         new_of_old = self._learn_vocabulary(counts, strict=True)
         self._term_counts = counts
@@ -249,7 +285,8 @@ class CountingVectorizerMixin(TextMixin):
             batch = bag_term_counts(self, X, count_vectorizer_partition)
         else:
             count_terms(self._iter_docs(X), batch, analyze=self._feature_fn(),
-                        working_memory=self.working_memory)
+                        working_memory=self.working_memory,
+                        text_pass=self._text_pass_options(), n_jobs=self._n_jobs())
         if first:
             check_corpus_nonempty(batch.n_documents)
             counts = batch
@@ -364,9 +401,11 @@ class CountingVectorizerMixin(TextMixin):
                 f"max_features={self.max_features!r}). Feed more documents or loosen these."
             )
         builder = CsrBuilder(dtype)
-        for chunk in count_chunks(self._iter_docs(X), self._transform_lookup(), learn=False,
-                                  analyze=self._feature_fn(),
-                                  chunk_tokens=chunk_tokens(self.working_memory)):
+        for chunk in term_chunks(self._iter_docs(X), self._transform_lookup(), learn=False,
+                                 analyze=self._feature_fn(),
+                                 chunk_tokens=chunk_tokens(self.working_memory),
+                                 working_memory=self.working_memory,
+                                 options=self._text_pass_options(), n_jobs=self._n_jobs()):
             builder.append(chunk)
         counts = builder.to_csr(len(vocabulary))
         if self.binary:
@@ -527,6 +566,11 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         default budget (4 MiB, as for every chunked computation). ``fit`` and ``transform``
         read the corpus once, a chunk at a time, so their peak memory is this budget plus
         the model (vocabulary and per-term counts) plus the output, not the corpus.
+    n_jobs : int or None, default=None
+        Threads that tokenize and count chunks of documents at once (joblib's meaning:
+        None is 1, -1 every core); the output is the same for every ``n_jobs``. With the
+        default word analyzer (see Notes) the documents take nlpfeat's compiled text pass,
+        which releases the GIL; other settings count in Python, on one thread.
 
     Attributes
     ----------
@@ -563,6 +607,11 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     the partitions are counted on the workers and merged by a tree reduction, so the
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
+    **Compiled text pass.** With the default tokenizer and pattern, ``analyzer="word"``,
+    ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
+    named, documents are tokenized and counted by compiled code (no Python object per
+    token), with exactly the tokens, lowercasing and stop words of the Python path; other
+    settings take the Python path.
     Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
     ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.
 
@@ -581,6 +630,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     _parameter_constraints = {
         **COUNTING_PARAMETER_CONSTRAINTS,
         "norm": [StrOptions({"l1", "l2"}), None],
+        **N_JOBS_CONSTRAINT,
     }
 
     def __init__(
@@ -606,6 +656,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         vocabulary=None,
         dtype=np.int64,
         working_memory=None,
+        n_jobs=None,
     ):
         self.input = input
         self.encoding = encoding
@@ -627,3 +678,4 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.vocabulary = vocabulary
         self.dtype = dtype
         self.working_memory = working_memory
+        self.n_jobs = n_jobs

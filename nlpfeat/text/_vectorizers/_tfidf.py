@@ -9,6 +9,7 @@ from nlpfeat.text._base._analyzer import warn_user
 from nlpfeat.text._counting._vocabulary import terms_in_column_order
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
+    N_JOBS_CONSTRAINT,
     CountingVectorizerMixin,
 )
 from nlpfeat.text._vectorizers._term_weighting import (
@@ -32,7 +33,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory, n_jobs
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
@@ -103,6 +104,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     _parameter_constraints = {
         **COUNTING_PARAMETER_CONSTRAINTS,
         **WEIGHTING_PARAMETER_CONSTRAINTS,
+        **N_JOBS_CONSTRAINT,
     }
     _count_dtype = np.float64
 
@@ -139,6 +141,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         max_features=None,
         vocabulary=None,
         working_memory=None,
+        n_jobs=None,
     ):
         self.input = input
         self.encoding = encoding
@@ -170,6 +173,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.max_features = max_features
         self.vocabulary = vocabulary
         self.working_memory = working_memory
+        self.n_jobs = n_jobs
 
     def _check_params_at_fit(self):
         super()._check_params_at_fit()
