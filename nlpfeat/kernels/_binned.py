@@ -139,6 +139,10 @@ class _Grid:
         with np.errstate(over="ignore"):
             R = np.ceil(np.minimum(r * self.h / self.delta, 2.0 * np.asarray(self.shape)))
         self.R = R.astype(int)
+        # where the kernel was cut, only queries within R - shape nodes of the data grid
+        # see every data node through the kernel array
+        cut = self.R >= 2 * np.asarray(self.shape)
+        self.margin = np.where(cut, self.R - np.asarray(self.shape), 0)
         self.out_shape = tuple(s + 2 * R for s, R in zip(self.shape, self.R))
         self.kern = kern
 
@@ -151,7 +155,8 @@ class _Grid:
         t = z - base
         base = base.astype(np.int64) - self.off
         shape = self.out_shape if out else self.shape
-        inside = np.all((base >= 0) & (base + self.order < np.asarray(shape)), axis=1)
+        m = self.margin if out else 0
+        inside = np.all((base >= m) & (base + self.order < np.asarray(shape) - m), axis=1)
         if not inside.all():
             base = np.where(inside[:, None], base, 0)
             t = np.where(inside[:, None], t, 0.0)
