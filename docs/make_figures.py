@@ -1,13 +1,15 @@
 """Regenerate the README figures in docs/ from the code in this repository.
 
-Runs two examples at full size and copies three of their figures here:
+Runs three examples at full size and copies four of their figures here:
 
 * ``sine_fits.png``: every model's fitted curve on the sine task, from
   :func:`nlpfeat.compare.run_comparison` (via ``examples/compare_attention.py``);
 * ``attention_heatmaps.png``: Nadaraya-Watson weights next to the weights of learned
   Gaussian, additive and scaled dot-product scores (``examples/compare_attention.py``);
 * ``fat_cat_heads.png``: the hand-built "noun -> article" head over "the fat cat sat on
-  the mat", with and without position (``examples/fat_cat_attention.py``).
+  the mat", with and without position (``examples/fat_cat_attention.py``);
+* ``binned_error_time.png``: binned Nadaraya-Watson's error against the grid size and
+  its time against n beside the exact path (``examples/binned_million.py``).
 
 Usage (a few minutes on 2 cores; needs matplotlib)::
 
@@ -29,6 +31,7 @@ FIGURES = {
     "sine_fits.png": ("compare_attention.py", os.path.join("compare_sine", "sine_fits.png")),
     "attention_heatmaps.png": ("compare_attention.py", "compare_attention_heatmaps.png"),
     "fat_cat_heads.png": ("fat_cat_attention.py", "fat_cat_article_heads.png"),
+    "binned_error_time.png": ("binned_million.py", "binned_error_time.png"),
 }
 
 

@@ -47,6 +47,10 @@ EXPECTED = {
         r"- separated one head vs the bound 3/8: (at|below|above) ",
         r"\| 3v5-diff \| multi-head \(4\) \| 2 \| \[\d, \d\] \| ",
     ],
+    "binned_million.py": [
+        r"n = 20000: bandwidth \d\.\d+ \(leave-one-out on the grid\)",
+        r"largest error of 2000 queries against the exact path: \d\.\de-(0[7-9]|1\d) x std",
+    ],
     "grid_search_kernels.py": [
         r"Textbook task .* ranked",
         r"\n\s+1\s+\d+\.\d{4}\s+\d+\.\d{4}\s+bandwidth=",
@@ -92,6 +96,7 @@ FIGURES = {
     "grid_search_kernels.py": ["nw_fitted_curves.png", "nw_attention_heatmap.png"],
     "fat_cat_attention.py": ["fat_cat_model_heads.png", "fat_cat_article_heads.png"],
     "heads_study.py": ["heads_study.png"],
+    "binned_million.py": ["binned_error_time.png"],
 }
 
 

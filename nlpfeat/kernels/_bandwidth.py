@@ -25,7 +25,8 @@ from nlpfeat.kernels._pairwise import (
     tie_log_weights,
 )
 
-__all__ = ["default_grid", "loo_ard", "loo_grid", "rule_of_thumb"]
+__all__ = ["default_grid", "loo_ard", "loo_grid", "loo_rows", "normal_reference",
+           "rule_of_thumb"]
 
 _N_GRID = 30        # default grid of bandwidth="loo"
 _N_ARD_GRID = 10    # starting grid of bandwidth="loo-ard" (and "aic")
@@ -63,6 +64,13 @@ def rule_of_thumb(X, method="scott", metric="euclidean"):
         # A constant feature (no spread beyond rounding) gets its own magnitude, so that
         # the rule stays scale-equivariant; an all-zero one gets 1.
         sigma = np.where(sigma > 10 * EPS * size, sigma, np.where(size > 0, size, 1.0))
+    return normal_reference(sigma, n, d, method)
+
+
+def normal_reference(sigma, n, d, method="scott"):
+    """Scott's (``method="scott"``) or Silverman's factor times ``sigma * n**(-1/(d+4))``
+    (the rule of :func:`rule_of_thumb`, from a spread ``sigma`` computed elsewhere, e.g.
+    over the partitions of a dask array)."""
     factor = 1.0 if method == "scott" else (4.0 / (d + 2)) ** (1.0 / (d + 4))
     return factor * sigma * max(n, 2) ** (-1.0 / (d + 4))
 
@@ -151,6 +159,28 @@ def _shifted_sq_dist(pair, Zq, D2, diag):
     near = pair.near_sq_dist(Zq)
     near[diag] = np.inf
     return pair.to_u2(near - near.min(axis=1, keepdims=True))
+
+
+def loo_rows(X, Y, kern, h, metric, rows, *, reg_type="lc", working_memory=None):
+    """Exact leave-one-out predictions (len(rows), k) of the training rows ``rows`` at one
+    bandwidth ``h``, by the rules of :func:`loo_grid` (own point masked, underflow ties,
+    nearest other point(s) for an empty support); the binned search scores here the rows
+    its grid sums cannot certify."""
+    index = NWIndex(X, Y, kern, h, metric, reg_type)
+    pair = index.pair
+    out = np.empty((len(rows), Y.shape[1]))
+    for chunk in gen_row_chunks(len(rows), 8 * X.shape[0] * 4, working_memory):
+        r = rows[chunk]
+        Zq = pair.Z[r]
+        L = index._log_kernel(Zq)
+        diag = (np.arange(len(r)), r)
+        L[diag] = -np.inf
+        W, empty = softmax_rows(_loo_tied(pair, L, Zq, r))
+        if empty.any():
+            W[empty] = _share(loo_nearest(pair, Zq[empty], r[empty]))
+        W[diag] = 0.0
+        out[chunk] = index.from_weights(W, Zq)
+    return out
 
 
 def loo_nearest(pair, Zq, self_idx, r=1.0):

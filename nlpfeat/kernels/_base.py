@@ -13,7 +13,7 @@ from scipy import sparse
 from nlpfeat._chunking import blas_threads
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
-from nlpfeat.kernels import _mixed
+from nlpfeat.kernels import _binned, _mixed
 from nlpfeat.kernels._aic import select_aic
 from nlpfeat.kernels._bandwidth import _N_ARD_GRID, _N_GRID, default_grid, rule_of_thumb
 from nlpfeat.kernels._engine import (
@@ -37,6 +37,8 @@ TREE_MIN_SAMPLES = 5_000
 TREE_MAX_FEATURES = 3
 #: and when the support box covers at most this fraction of the data's bounding box.
 TREE_MAX_FRACTION = 0.05
+#: ``algorithm="auto"`` bins (smooth kernel, at most 3 features) from this many rows.
+BINNED_MIN_SAMPLES = 50_000
 
 
 class EmptySupportWarning(UserWarning):
@@ -71,7 +73,8 @@ class NadarayaWatsonMixin:
         "metric": [StrOptions({"euclidean", "product", "cosine"})],
         "bandwidth_grid": ["array-like", Interval(Integral, 2, None, closed="left"), None],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
-        "algorithm": [StrOptions({"auto", "tree", "brute"})],
+        "algorithm": [StrOptions({"auto", "tree", "brute", "binned"})],
+        "bins": [Interval(Integral, 1, None, closed="left"), "array-like", None],
         "on_empty": [StrOptions({"nearest", "mean", "nan", "raise"})],
         "n_jobs": [Integral, None],
         "var_type": [str, None],
@@ -85,6 +88,7 @@ class NadarayaWatsonMixin:
     bandwidth_grid: Any = None
     working_memory: Any = None
     algorithm: Any = "auto"
+    bins: Any = None
     on_empty: Any = "nearest"
     n_jobs: Any = None
     var_type: Any = None
@@ -119,9 +123,39 @@ class NadarayaWatsonMixin:
                 f"{kern.compact}), dense X (sparse input is not supported) and metric "
                 f"'euclidean' or 'product'; use algorithm='brute' or 'auto'.")
 
+        if self.algorithm == "binned":
+            d = X.shape[1]
+            if is_sparse or self.metric != "euclidean" or d > _binned.MAX_FEATURES:
+                raise ValueError(
+                    f"algorithm='binned' needs dense X (sparse input is not supported), "
+                    f"metric='euclidean' and at most {_binned.MAX_FEATURES} continuous "
+                    f"features; got {'sparse' if is_sparse else 'dense'} X with {d} "
+                    f"features and metric={self.metric!r}. Use algorithm='auto' or "
+                    f"'brute'.")
+            if isinstance(self.bandwidth, str) and self.bandwidth in ("loo-ard", "aic"):
+                raise ValueError(
+                    f"bandwidth={self.bandwidth!r} has no binned form; use "
+                    f"bandwidth='loo' or a fixed bandwidth with algorithm='binned', or "
+                    f"algorithm='auto'.")
+        _binned.check_bins(self.bins, X.shape[1])
+
+    def _binned_chosen(self, X, kern):
+        """Whether the sums run on the grid: ``algorithm="binned"``, or ``"auto"`` for a
+        smooth kernel, dense X of at most 3 features and ``BINNED_MIN_SAMPLES`` rows
+        (grid sums are then far faster than exact ones at the error bound)."""
+        if self.algorithm != "auto":
+            return self.algorithm == "binned"
+        bw = self.bandwidth
+        return (not sparse.issparse(X) and self.metric == "euclidean"
+                and X.shape[1] <= _binned.MAX_FEATURES and X.shape[0] >= BINNED_MIN_SAMPLES
+                and _binned.stencil_order(kern) > 1
+                and not (isinstance(bw, str) and bw in ("loo-ard", "aic")))
+
     def _resolve_algorithm(self, X, kern):
         if self.algorithm != "auto":
             return self.algorithm
+        if self._binned_chosen(X, kern):
+            return "binned"
         use_tree = (kern.compact and not sparse.issparse(X) and self.metric != "cosine"
                     and X.shape[1] <= TREE_MAX_FEATURES and X.shape[0] >= TREE_MIN_SAMPLES)
         if use_tree:  # few neighbours per query: the support is small relative to the data
@@ -148,7 +182,9 @@ class NadarayaWatsonMixin:
             X, Y, kern, reg_type, loss)
         self.algorithm_ = self._resolve_algorithm(X, kern)
         self._index = nw_index(X, Y, kern, self.bandwidth_, self.metric, reg_type,
-                               tree=self.algorithm_ == "tree", engine=self.engine_)
+                               tree=self.algorithm_ == "tree", engine=self.engine_,
+                               binned=self.algorithm_ == "binned",
+                               bins=_binned.check_bins(self.bins, X.shape[1]))
         self._y_mean = Y.mean(axis=0)
         return self
 
@@ -187,9 +223,11 @@ class NadarayaWatsonMixin:
             return _squeeze(h), None, None
         grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, _N_ARD_GRID)
         with self._blas_threads(), self._progress(n, len(grid)) as progress:
+            binned = self._binned_chosen(X, kern)
             losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
                               working_memory=self.working_memory, engine=self.engine_,
-                              n_jobs=self.n_jobs, progress=progress)
+                              n_jobs=self.n_jobs, progress=None if binned else progress,
+                              binned=binned, bins=_binned.check_bins(self.bins, d))
             best = grid[int(np.argmin(losses))]
             if bw == "loo-ard":
                 best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,
@@ -199,11 +237,13 @@ class NadarayaWatsonMixin:
 
     def _fit_mixed(self, X, Y, kern, var_type, reg_type, loss):
         """Bandwidth and index for features with discrete codes (numpy path)."""
-        if sparse.issparse(X) or self.metric == "cosine" or self.algorithm == "tree":
+        if sparse.issparse(X) or self.metric == "cosine" or self.algorithm in ("tree", "binned"):
             raise ValueError(
                 f"var_type={var_type!r} (discrete features) needs dense X, metric "
                 f"'euclidean' or 'product' (the product kernel is used) and algorithm "
-                f"'auto' or 'brute'; densify X with X.toarray() or mark every feature 'c'.")
+                f"'auto' or 'brute' (algorithm={self.algorithm!r} bins or builds a tree "
+                f"for continuous features only); densify X with X.toarray() or mark every "
+                f"feature 'c'.")
         _mixed.check_integer_codes(X, var_type, "X")
         n, d = X.shape
         bw, scores, grid = self.bandwidth, None, None

@@ -11,7 +11,9 @@ reaches them through :mod:`nlpfeat.kernels._shared`.
 Importing this module imports neither numba nor the compiled package: the compiled
 functions are compiled (or loaded from numba's on-disk cache) on first use.
 """
-from nlpfeat.kernels import _bandwidth, _nadaraya_watson, _segments
+import functools
+
+from nlpfeat.kernels import _bandwidth, _binned, _nadaraya_watson, _segments
 from nlpfeat.kernels._nadaraya_watson import NWIndex
 
 __all__ = ["ENGINES", "attention_pool", "loo_ard", "loo_grid", "nw_index", "nw_predict",
@@ -39,15 +41,28 @@ def _compiled_for(engine, kern, X=None, metric="euclidean"):
 
 # ---------------------------------------------------------------- Nadaraya-Watson
 
-def nw_index(X, Y, kern, bandwidth, metric, reg_type="lc", *, tree=False, engine="numpy"):
-    """An :class:`NWIndex` of the training data, with its compiled side where it applies."""
+def nw_index(X, Y, kern, bandwidth, metric, reg_type="lc", *, tree=False, engine="numpy",
+             binned=False, bins=None):
+    """An :class:`NWIndex` of the training data, with its compiled side where it applies;
+    with ``binned`` a :class:`~nlpfeat.kernels._binned.BinnedIndex` (grid sums, ``bins``
+    intervals per feature or the default grid) over it, the exact index serving the
+    queries the grid cannot certify and ``attention_weights``."""
     compiled = _compiled_for(engine, kern, X, metric)
-    return NWIndex(X, Y, kern, bandwidth, metric, reg_type, tree=tree,
-                   compiled=None if compiled is None else compiled.CompiledNW)
+    index = NWIndex(X, Y, kern, bandwidth, metric, reg_type, tree=tree,
+                    compiled=None if compiled is None else compiled.CompiledNW)
+    if not binned:
+        return index
+    binned = _binned.BinnedIndex(X, Y, kern, bandwidth, reg_type, bins,
+                                 functools.partial(nw_predict, index=index))
+    binned.exact_index, binned.Y = index, Y
+    return binned
 
 
 def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None):
-    """:func:`nlpfeat.kernels._nadaraya_watson.nw_predict` on the index's engine."""
+    """:func:`nlpfeat.kernels._nadaraya_watson.nw_predict` on the index's engine; the
+    binned index's grid sums for ``algorithm="binned"``."""
+    if algorithm == "binned":
+        return index.predict(X, working_memory=working_memory, n_jobs=n_jobs)
     if index.compiled is not None and algorithm != "tree":
         return index.compiled.predict(X, working_memory=working_memory, n_jobs=n_jobs)
     return _nadaraya_watson.nw_predict(X, index, algorithm=algorithm,
@@ -55,18 +70,37 @@ def nw_predict(X, index, *, algorithm="brute", working_memory=None, n_jobs=None)
 
 
 def nw_weights(X, index, *, algorithm="brute", working_memory=None, n_jobs=None):
-    """:func:`nlpfeat.kernels._nadaraya_watson.nw_weights` on the index's engine."""
+    """:func:`nlpfeat.kernels._nadaraya_watson.nw_weights` on the index's engine (the
+    exact index of a binned one: weights of every pair)."""
+    if algorithm == "binned":
+        if index.exact_index is None:
+            raise ValueError("attention_weights needs the training rows, which a model "
+                             "fitted on a dask array does not keep (grid sums only); fit "
+                             "in memory for attention weights.")
+        index, algorithm = index.exact_index, "brute"
     if index.compiled is not None and algorithm != "tree":
         return index.compiled.weights(X, working_memory=working_memory, n_jobs=n_jobs)
     return _nadaraya_watson.nw_weights(X, index, algorithm=algorithm,
                                        working_memory=working_memory, n_jobs=n_jobs)
 
 
-def loo_grid(X, Y, kern, metric, grid, *, engine="numpy", n_jobs=None, **options):
+def loo_grid(X, Y, kern, metric, grid, *, engine="numpy", n_jobs=None, binned=False,
+             bins=None, **options):
     """:func:`nlpfeat.kernels._bandwidth.loo_grid` (same ``options``) on ``engine``.
 
-    ``n_jobs``: threads of the compiled loop (the numpy path ignores it).
+    ``n_jobs``: threads of the compiled loop (the numpy path ignores it). ``binned``: on
+    the grid (:func:`nlpfeat.kernels._binned.binned_loo_grid`), the rows it cannot
+    certify scored exactly.
     """
+    if binned:
+        reg_type, wm = options.get("reg_type", "lc"), options.get("working_memory")
+
+        def exact_rows(h, rows):
+            return _bandwidth.loo_rows(X, Y, kern, h, metric, rows, reg_type=reg_type,
+                                       working_memory=wm)
+        return _binned.binned_loo_grid(X, Y, kern, grid, reg_type=reg_type,
+                                       loss=options.get("loss", "squared"), bins=bins,
+                                       exact_rows=exact_rows)
     compiled = _compiled_for(engine, kern, X, metric)
     if compiled is None:
         return _bandwidth.loo_grid(X, Y, kern, metric, grid, **options)

@@ -1,0 +1,479 @@
+"""Binned Nadaraya-Watson: kernel sums on a grid, for d <= 3 continuous features.
+
+The training points are spread onto a regular grid (linear binning, or its higher-order
+generalisation for smooth kernels: the weights of Lagrange interpolation on the 2 or 6
+nearest nodes per axis, so that a smooth function of the point's position is reproduced
+to second or sixth order); the grid of weights (and of weighted targets, and for local
+linear fits the moment kernels ``u K(u)`` and ``u u^T K(u)``) is convolved with the
+kernel sampled on the grid's offsets (FFT); the sums at a query are interpolated from the
+convolved grid with the same stencil. Compact kernels are sampled exactly up to their
+support; kernels of infinite support are cut where their tail falls below ``TAIL``.
+
+Every query gets a certificate: an upper bound of the absolute error of its kernel sums
+(the grid of counts convolved with an error envelope of one point, measured for the
+kernel, the stencil and the spacing at fit time). A query whose bound is not below the
+error target relative to its weight sum (a query outside the data, in a sparse region,
+or a degenerate local linear design) is computed on the exact path, so the documented
+bound holds for every query: predictions within ``1e-6 * std(y)`` of the exact path.
+
+Leave-one-out sums are the binned sums at each training point minus that point's own
+contribution as the binned pipeline computed it (the stencil weights times the kernel
+between its own nodes), so each bandwidth of a grid costs one spreading, one
+convolution and one interpolation; rows without a certificate are scored exactly.
+"""
+import warnings
+
+import numpy as np
+from scipy import fft as sfft
+
+from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
+
+__all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
+           "bin_rows", "binned_loo_grid", "check_bins", "default_bins", "tau_from"]
+
+
+class BinnedRangeWarning(UserWarning):
+    """Queries of a model fitted on a dask array that its grid sums cannot certify."""
+
+
+#: Kernels smooth enough for the quintic stencil (C-infinity at every distance).
+_SMOOTH = frozenset({"gaussian", "logistic", "sigmoid"})
+MAX_FEATURES = 3
+#: Stencil order (odd) for the smooth kernels.
+ORDER_SMOOTH = 5
+#: Relative tail below which an infinite-support kernel is cut.
+TAIL = 1e-14
+#: Default grid nodes per bandwidth, per stencil order and dimension.
+_PER_BANDWIDTH = {ORDER_SMOOTH: {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
+#: Intervals per feature a default grid takes at least (when it stays small).
+_MIN_BINS = {1: 4096, 2: 256, 3: 48}
+#: Largest grid (nodes of the convolved grid) a default grid may take.
+MAX_GRID = 2 ** 23
+#: The documented bound: prediction error relative to std(y).
+TARGET = 1e-6
+#: Relative error bound of the weight sums that an explicit ``bins`` certifies.
+EXPLICIT_TAU = 1e-3
+
+
+def stencil_order(kern):
+    """``ORDER_SMOOTH`` (Lagrange stencil) for the smooth kernels, 1 (linear binning) otherwise."""
+    return ORDER_SMOOTH if kern.family in _SMOOTH else 1
+
+
+def reach(kern):
+    """Radius (in bandwidths) beyond which the kernel is taken as zero."""
+    if kern.compact:
+        return kern.radius
+    u = np.geomspace(1e-3, 1e4, 4000)
+    small = kern.log_k(u) - kern.log_k(0.0) < np.log(TAIL)
+    return float(u[np.argmax(small)])
+
+
+def default_bins(span, h, kern):
+    """Grid intervals per feature across the data's range ``span``: ``_PER_BANDWIDTH``
+    nodes per bandwidth, lowered so the convolved grid stays under ``MAX_GRID`` nodes."""
+    span = np.asarray(span, dtype=np.float64)
+    d = span.size
+    span = np.where(span > 0, span, 0.0)
+    per = _PER_BANDWIDTH[stencil_order(kern)][d]
+    h = np.broadcast_to(np.asarray(h, dtype=np.float64), (d,))
+    r = reach(kern)
+    nodes = lambda b: np.prod((span / h + 2 * r) * b + 8)     # noqa: E731
+    while per > 2 and nodes(per) > MAX_GRID:
+        per = max(2, int(per * 0.8))
+    if not nodes(per) <= MAX_GRID:  # a bandwidth far below the data's spacing: no grid
+        return None
+    bins = np.maximum(1, np.ceil(span / h * per))
+    # a large bandwidth leaves few nodes: refine up to _MIN_BINS while the grid is small
+    fine = np.maximum(bins, _MIN_BINS[d])
+    return (fine if nodes(per * fine / bins) <= MAX_GRID / 8 else bins).astype(int)
+
+
+def check_bins(bins, d):
+    """``bins`` (None, an int or one int per feature, each >= 1) as an int array or None."""
+    if bins is None:
+        return None
+    arr = np.asarray(bins)
+    if arr.ndim == 0:
+        arr = np.full(d, arr)
+    if arr.shape != (d,) or not np.issubdtype(arr.dtype, np.integer) or (arr < 1).any():
+        raise ValueError(f"bins must be None, a positive int or {d} positive ints (one per "
+                         f"feature); got {bins!r}.")
+    return arr.astype(int)
+
+
+def _lagrange(t, order):
+    """Stencil weights (n, order + 1) of positions ``t`` in [0, 1) on the nodes
+    ``-(order - 1) / 2 ... (order + 1) / 2`` relative to ``floor`` (Lagrange basis:
+    products of all factors but one, from prefix and suffix products)."""
+    nodes = np.arange(order + 1) - (order - 1) // 2
+    if order == 1:
+        t = np.asarray(t, dtype=np.float64)
+        return np.stack([1.0 - t, t], axis=1)
+    f = np.asarray(t, dtype=np.float64)[:, None] - nodes[None, :]       # (n, P)
+    pre = np.ones_like(f)
+    suf = np.ones_like(f)
+    np.cumprod(f[:, :-1], axis=1, out=pre[:, 1:])
+    np.cumprod(f[:, :0:-1], axis=1, out=suf[:, -2::-1])
+    denom = np.array([np.prod([xj - xm for xm in nodes if xm != xj]) for xj in nodes])
+    pre *= suf
+    pre /= denom
+    return pre
+
+
+class _Grid:
+    """Geometry of one grid: origin, spacing, stencil, kernel offsets (in nodes)."""
+
+    def __init__(self, lo, span, h, bins, kern):
+        self.d = lo.size
+        self.order = stencil_order(kern)
+        self.off = (self.order - 1) // 2
+        self.h = np.broadcast_to(np.asarray(h, dtype=np.float64), (self.d,)).copy()
+        span = np.where(span > 0, span, self.h)
+        self.delta = span / bins
+        self.lo = lo
+        self.shape = tuple(int(b) + self.order + 1 for b in bins)
+        r = reach(kern)
+        # offsets beyond the data grid's extent (a huge bandwidth) reach no query of
+        # the convolved grid that the data could weigh differently: cut there
+        with np.errstate(over="ignore"):
+            R = np.ceil(np.minimum(r * self.h / self.delta, 2.0 * np.asarray(self.shape)))
+        self.R = R.astype(int)
+        # where the kernel was cut, only queries within R - shape nodes of the data grid
+        # see every data node through the kernel array
+        cut = self.R >= 2 * np.asarray(self.shape)
+        self.margin = np.where(cut, self.R - np.asarray(self.shape), 0)
+        self.out_shape = tuple(s + 2 * R for s, R in zip(self.shape, self.R))
+        self.kern = kern
+
+    def stencil(self, X, out=False):
+        """Flat node indices and weights (n, P) of rows X on the data grid (or with
+        ``out`` on the convolved grid) and a mask of rows whose stencil lies inside it."""
+        shift = self.R if out else 0
+        z = (X - self.lo) / self.delta + self.off + shift
+        base = np.floor(z)
+        t = z - base
+        base = base.astype(np.int64) - self.off
+        shape = self.out_shape if out else self.shape
+        m = self.margin if out else 0
+        inside = np.all((base >= m) & (base + self.order < np.asarray(shape) - m), axis=1)
+        if not inside.all():
+            base = np.where(inside[:, None], base, 0)
+            t = np.where(inside[:, None], t, 0.0)
+        strides = np.cumprod((shape[1:] + (1,))[::-1])[::-1]
+        steps = np.arange(self.order + 1)
+        idx, w = None, None
+        for j in range(self.d):
+            wj = _lagrange(t[:, j], self.order)
+            ij = (base[:, j:j + 1] + steps) * strides[j]
+            if idx is None:
+                idx, w = ij, wj
+                continue
+            idx = (idx[:, :, None] + ij[:, None, :]).reshape(X.shape[0], -1)
+            w = (w[:, :, None] * wj[:, None, :]).reshape(X.shape[0], -1)
+        return idx, w, inside
+
+    def offsets(self):
+        """Scaled offsets ``u`` (kernel grid shape + (d,)) of the kernel's nodes."""
+        axes = [np.arange(-R, R + 1) * (dl / h) for R, dl, h in zip(self.R, self.delta, self.h)]
+        return np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1)
+
+    def kernels(self, reg_type):
+        """Kernel arrays (n_kernels, *kernel shape): K, and for "ll" the moment kernels
+        ``-u_j K`` then ``u_j u_k K`` (j <= k), with K(0) = 1."""
+        U = self.offsets()
+        K = _k(self.kern, U)
+        out = [K]
+        if reg_type == "ll":
+            out += [-U[..., j] * K for j in range(self.d)]
+            out += [U[..., j] * U[..., k] * K for j in range(self.d) for k in range(j, self.d)]
+        return np.stack(out)
+
+
+def _k(kern, U):
+    """K(|u|) / K(0) on offsets U (..., d)."""
+    u = np.sqrt(np.einsum("...d,...d->...", U, U))
+    return np.exp(kern.log_k(u) - kern.log_k(0.0))
+
+
+def _convolve(grids, kernels, pairs=None):
+    """Full convolutions (FFT) of grids (c, *shape) with kernels (k, *kshape): every
+    kernel with every grid -> (k, c, *out), or with ``pairs`` [(kernel, grids)], the
+    listed grids of each kernel -> a list of (len(grids), *out)."""
+    d = grids.ndim - 1
+    out = tuple(g + k - 1 for g, k in zip(grids.shape[1:], kernels.shape[1:]))
+    fshape = [sfft.next_fast_len(n, real=True) for n in out]
+    axes = tuple(range(1, d + 1))
+    Fg = sfft.rfftn(grids, fshape, axes=axes, workers=1)
+    Fk = sfft.rfftn(kernels, fshape, axes=axes, workers=1)
+    crop = tuple(slice(0, n) for n in out)
+    if pairs is None:
+        res = sfft.irfftn(Fk[:, None] * Fg[None], fshape, axes=tuple(a + 1 for a in axes),
+                          workers=1)
+        return res[(slice(None), slice(None)) + crop]
+    return [sfft.irfftn(Fk[k][None] * Fg[g], fshape, axes=axes, workers=1)[(slice(None),) + crop]
+            for k, g in pairs]
+
+
+def _spread(idx, w, V, size):
+    """Grid sums (c, size) of the columns of V (n, c) with stencil (idx, w)."""
+    flat = idx.ravel()
+    return np.stack([np.bincount(flat, (w * V[:, c:c + 1]).ravel(), minlength=size)
+                     for c in range(V.shape[1])])
+
+
+def _gather(G, idx, w):
+    """Interpolated values (n, *lead) of grids G (*lead, size) at stencils (idx, w)."""
+    return np.einsum("...np,np->n...", G[..., idx], w)
+
+
+def _envelope(grid, reg_type="lc"):
+    """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
+    for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
+
+    Measured on a line: a point at sampled positions inside its cell, the binned value at
+    sampled query positions minus the exact kernel, maximised over both positions and
+    over the neighbouring offsets (a radial profile of the error, at the coarsest
+    spacing of the axes); every axis interpolates independently, so the bound is that
+    profile at the offset's radius times the number of axes, doubled for safety.
+    """
+    step = float(np.max(grid.delta / grid.h))
+    P = grid.order + 1
+    n_r = int(np.max(grid.R)) + P + 2
+    k = np.arange(-n_r, n_r + 1)[:, None, None]
+    s = np.linspace(0.0, 1.0, 9)[:-1]
+    W = _lagrange(s, grid.order)                                       # (ns, P)
+    kern = grid.kern
+    base = lambda u: np.exp(kern.log_k(np.abs(u)) - kern.log_k(0.0))  # noqa: E731
+    profiles = [base] if reg_type == "lc" else [
+        base, lambda u: u * base(u), lambda u: u * u * base(u)]
+    err = np.zeros(k.shape[0])
+    pp = np.arange(P)
+    for prof in profiles:
+        for ia, a in enumerate(s):
+            exact = prof((k[:, :, 0] + s[None, :] - a) * step)            # (nk, ns)
+            # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
+            Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)  # (nk, Pa, Pb)
+            approx = np.einsum("p,kpq,bq->kb", W[ia], Kn, W)
+            err = np.maximum(err, np.abs(approx - exact).max(axis=1))
+    for _ in range(P):              # neighbouring offsets (positions between nodes)
+        err = np.maximum(err, np.maximum(np.roll(err, 1), np.roll(err, -1)))
+    r = np.abs(k[:, 0, 0]) * step
+    U = grid.offsets()
+    radius = np.sqrt(np.einsum("...d,...d->...", U, U))
+    order = np.argsort(r, kind="stable")
+    env = np.interp(radius, r[order], err[order])
+    return grid.d * env + EPS
+
+
+def bin_rows(grid, X, V):
+    """Raw grids (c + 2, size) of rows X with values V: counts spread with ``|w|`` (for
+    the error bound), weights, then V. Grids of disjoint row sets add up."""
+    idx, w, _ = grid.stencil(X)
+    size = int(np.prod(grid.shape))
+    ones = np.ones((X.shape[0], 1))
+    return np.vstack([_spread(idx, np.abs(w), ones, size),
+                      _spread(idx, w, np.hstack([ones, V]), size)])
+
+
+class BinnedSums:
+    """Training data binned for one bandwidth: convolved grids of kernel sums.
+
+    ``V`` (n, c) are the columns summed (targets, or one-hot classes); ``X`` the
+    training rows. ``sums(Q)`` gives the interpolated sums, the error bound, and a mask
+    of queries inside the grid.
+    """
+
+    def __init__(self, X, V, kern, h, bins, reg_type, lo=None, span=None):
+        lo = X.min(axis=0) if lo is None else lo
+        span = np.ptp(X, axis=0) if span is None else span
+        self.grid = g = _Grid(lo, span, h, bins, kern)
+        self.reg_type = reg_type
+        self.raw = bin_rows(g, X, V)
+        self._finish()
+
+    def _finish(self):
+        g = self.grid
+        grids = self.raw.reshape((-1,) + g.shape)        # counts (|w|), weights, V
+        kernels = g.kernels(self.reg_type)
+        self.kmat = kernels
+        n_k = kernels.shape[0]
+        # the error envelope convolved with the counts, in the same transforms
+        pairs = [(j, slice(1, None)) for j in range(n_k)] + [(n_k, slice(0, 1))]
+        conv = _convolve(grids, np.concatenate([kernels, _envelope(g, self.reg_type)[None]]),
+                         pairs)
+        if self.reg_type == "lc":
+            self.G = conv[0].reshape(conv[0].shape[0], -1)          # (c, size)
+        else:               # weights with every kernel; targets with K and -u K
+            self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
+        # plus the FFT's rounding: a few eps of the largest sum, everywhere
+        self.E = conv[n_k][0].reshape(-1) + 64 * EPS * float(grids[0].sum())
+
+    @classmethod
+    def from_raw(cls, raw, grid, reg_type):
+        """Sums from raw grids (of several partitions, added)."""
+        self = cls.__new__(cls)
+        self.grid, self.reg_type, self.raw = grid, reg_type, raw
+        self._finish()
+        return self
+
+    def gather(self, Q):
+        """Interpolated sums at Q, their error bounds and the mask of Q inside the grid."""
+        g = self.grid
+        idx, w, inside = g.stencil(Q, out=True)
+        return _gather(self.G, idx, w), _gather(self.E, idx, np.abs(w)), inside
+
+    def self_terms(self, X, V):
+        """Each training row's own contribution to its binned sums (same shape as
+        :meth:`gather`'s sums)."""
+        g = self.grid
+        _, w, _ = g.stencil(X, out=True)
+        P = g.order + 1
+        # kernel between two stencil nodes a, b of one point: K((b - a) delta)
+        steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
+        diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
+        center = np.asarray(g.R)
+        kk = self.kmat[(slice(None),) + tuple((diff[..., j] + center[j]) for j in range(g.d))]
+        s = np.einsum("np,kpq,nq->nk", w, kk, w)                         # (n, nk)
+        cols = np.hstack([np.ones((X.shape[0], 1)), V])
+        if self.reg_type == "lc":
+            return s[:, 0:1] * cols
+        return s[:, :, None] * cols[:, None, :]                          # (n, nk, c)
+
+
+def _predictions(S, E, reg_type, d, tau, top):
+    """Predictions from gathered sums and the mask of certified rows.
+
+    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll"; ``top``:
+    the targets' largest distance to their mean, per output (the slopes' scale).
+    """
+    if reg_type == "lc":
+        s0 = S[:, 0]
+        ok = s0 > E / tau
+        return S[:, 1:] / np.where(ok, s0, 1.0)[:, None], ok
+    # the moment kernels u K and u u^T K err a few times more than K: a margin of 4
+    E = 4.0 * E
+    s0 = S[:, 0, 0]
+    ok = s0 > E / tau
+    s0 = np.where(ok, s0, 1.0)
+    m = S[:, 1:1 + d, 0] / s0[:, None]
+    ybar = S[:, 0, 1:] / s0[:, None]
+    S2 = np.zeros((S.shape[0], d, d))
+    pos = 1 + d
+    for j in range(d):
+        for k in range(j, d):
+            S2[:, j, k] = S2[:, k, j] = S[:, pos, 0] / s0
+            pos += 1
+    Sc = S2 - m[:, :, None] * m[:, None, :]
+    Tc = S[:, 1:1 + d, 1:] / s0[:, None, None] - m[:, :, None] * ybar[:, None, :]
+    b = local_solve(Sc, Tc, 0.0)                                     # (n, d, k)
+    # the local design must stand clear of the sums' error: its smallest variance
+    # against the error of the offsets' moments, amplified by |m| and the slopes
+    lam = np.linalg.eigvalsh(Sc)[:, 0]
+    slope = np.abs(b / np.where(top > 0, top, 1.0)).max(axis=(1, 2))
+    ok &= lam > E / (tau * s0) * (1.0 + np.einsum("nd,nd->n", m, m)) * (1.0 + slope)
+    return ybar - np.einsum("nd,ndk->nk", m, b), ok
+
+
+def _tau(Y):
+    """Relative accuracy of the weight sums that keeps predictions within the target:
+    ``|error| <= 2 max|y - mean| E / S0``."""
+    return tau_from(Y.std(axis=0), _top(Y))
+
+
+def _top(Y):
+    return np.abs(Y - Y.mean(axis=0)).max(axis=0)
+
+
+def tau_from(std, top):
+    """:func:`_tau` from the targets' deviations and largest distance to their mean."""
+    ratio = np.where(top > 0, std / np.where(top > 0, top, 1.0), 1.0)
+    return TARGET * 0.5 * float(max(ratio.min(), 1e-3))
+
+
+class BinnedIndex:
+    """Binned sums of the training data for predictions at a fixed bandwidth.
+
+    Parameters
+    ----------
+    X, Y : training rows (n, d) and values (n, k)
+    kern, bandwidth, reg_type : as the exact index
+    bins : ndarray of int or None (:func:`default_bins`)
+    exact : object with ``predict(Q) -> (out, empty)`` (the exact path), or None (a
+        model fitted on a dask array: uncertified queries then get NaN).
+    """
+
+    def __init__(self, X, Y, kern, bandwidth, reg_type, bins, exact, *, sums=None,
+                 y_mean=None, tau=None, top=None):
+        self.kern, self.reg_type, self.exact, self.Y = kern, reg_type, exact, Y
+        self.bandwidth = bandwidth
+        self.y_mean = Y.mean(axis=0) if y_mean is None else y_mean
+        # explicit bins: the user's accuracy; sums whose bound passes 1e-3 of them go exact
+        self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
+        self.top = _top(Y) if top is None else top
+        if sums is None:
+            bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
+            sums = None if bins is None else BinnedSums(X, Y - self.y_mean, kern, bandwidth,
+                                                        bins, reg_type)
+        self.sums = sums            # None: no grid fits the bandwidth, every query exact
+        self.exact_index = None     # set by the engine; None for a fit on a dask array
+        self.bins = None if sums is None else np.asarray(sums.grid.shape) - sums.grid.order - 1
+
+    def predict(self, Q, **exact_options):
+        """Predictions (m, k) and the empty mask; uncertified queries on the exact path."""
+        if self.sums is None:
+            out, ok = np.empty((Q.shape[0], self.y_mean.size)), np.zeros(Q.shape[0], bool)
+        else:
+            S, E, inside = self.sums.gather(Q)
+            out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top)
+            ok &= inside
+            out = out + self.y_mean
+        empty = np.zeros(Q.shape[0], dtype=bool)
+        self.n_exact_ = int((~ok).sum())
+        if self.n_exact_:
+            rows = np.flatnonzero(~ok)
+            if self.exact is None:
+                out[rows] = np.nan
+                warnings.warn(
+                    f"{self.n_exact_} of {Q.shape[0]} queries lie where the grid sums of "
+                    f"this model (fitted on a dask array: no training rows kept for the "
+                    f"exact path) cannot certify the error bound (outside the data or in "
+                    f"a sparse region); they get NaN. Fit in memory, or pass a coarser "
+                    f"explicit bins, to predict there.", BinnedRangeWarning, stacklevel=4)
+            else:
+                out[rows], empty[rows] = self.exact(Q[rows], **exact_options)
+        return out, empty
+
+
+def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=None,
+                    exact_rows=None):
+    """Leave-one-out loss at every bandwidth of ``grid`` (n_grid, d or 1) on the grid.
+
+    ``exact_rows(h, rows) -> P`` gives exact LOO predictions of training rows ``rows``
+    (those without a certificate). Returns the losses as
+    :func:`nlpfeat.kernels._bandwidth.loo_grid` does.
+    """
+    n, k = Y.shape
+    d = X.shape[1]
+    y_mean = Y.mean(axis=0)
+    Yc = Y - y_mean
+    tau = _tau(Y) if bins is None else EXPLICIT_TAU
+    top = _top(Y)
+    totals = np.empty(len(grid))
+    lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    for gi, h in enumerate(grid):
+        h = np.broadcast_to(h, (d,))
+        b = default_bins(span, h, kern) if bins is None else bins
+        if b is None:       # no grid fits this bandwidth: every row exact
+            totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
+            continue
+        sums = BinnedSums(X, Yc, kern, h, b, reg_type, lo, span)
+        S, E, _ = sums.gather(X)
+        S = S - sums.self_terms(X, Yc)
+        P, ok = _predictions(S, E, reg_type, d, tau, top)
+        P = P + y_mean
+        bad = np.flatnonzero(~ok)
+        if bad.size:
+            P[bad] = exact_rows(h, bad)
+        totals[gi] = loss_grad(P, Y, loss)[0]
+    return mean_loss(totals, n, k, loss)
