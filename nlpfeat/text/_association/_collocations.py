@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory, chunk_n_rows
+from nlpfeat._progress import progress_bar
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -150,6 +151,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     working_memory : float or None, default=None
         MiB of temporary memory per chunk of documents counted (see "Streaming" in the
         Notes); None: scikit-learn's ``working_memory`` if set, else 4 MiB.
+    verbose : int, default=0
+        As in :class:`nlpfeat.text.BagOfWords`: a progress bar over the documents read.
 
     Attributes
     ----------
@@ -252,13 +255,14 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
                         callable, None],
         "ngram_filter": [callable, None],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
                  delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
                  input="content", encoding="utf-8", decode_error="strict", lowercase=True,
                  tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 working_memory=None):
+                 working_memory=None, verbose=0):
         self.measure = measure
         self.min_count = min_count
         self.threshold = threshold
@@ -277,6 +281,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         self.stemmer = stemmer
         self.stop_words = stop_words
         self.working_memory = working_memory
+        self.verbose = verbose
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -412,7 +417,8 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         check_not_dataframe(X)
         units = []
         for i, doc in enumerate(iter_documents(X, self.input, self.encoding,
-                                               self.decode_error)):
+                                               self.decode_error, caller="Collocations",
+                                               verbose=self.verbose)):
             try:
                 units.append(tokens(doc))
             except Exception as exc:
@@ -472,10 +478,12 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         if counts.lower or self._token_fn() is list:       # the documents' own lists
             if type(X) is list and all(type(doc) is list for doc in X):
                 return self._count_lists(X, counts)
-            docs = iter_documents(X, "tokens", check_tokens=False)
+            docs = iter_documents(X, "tokens", check_tokens=False, caller="Collocations",
+                                  verbose=self.verbose)
         else:
             tokens = self._token_fn()
-            docs = iter_documents(X, self.input, self.encoding, self.decode_error)
+            docs = iter_documents(X, self.input, self.encoding, self.decode_error,
+                                  caller="Collocations", verbose=self.verbose)
 
             def to_tokens(doc, index):
                 try:
@@ -492,11 +500,15 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         limit = self._chunk_tokens(held=False)
         ends = np.cumsum(np.fromiter(map(len, units), np.int64, len(units)))
         start = 0
-        while start < len(units):
-            done = ends[start - 1] if start else 0
-            stop = max(int(np.searchsorted(ends, done + limit, side="left")) + 1, start + 1)
-            counts.add(units[start:stop] if start or stop < len(units) else units, start)
-            start = stop
+        with progress_bar(self.verbose, "Collocations: documents", total=len(units),
+                          unit="doc") as bar:
+            while start < len(units):
+                done = ends[start - 1] if start else 0
+                stop = max(int(np.searchsorted(ends, done + limit, side="left")) + 1,
+                           start + 1)
+                counts.add(units[start:stop] if start or stop < len(units) else units, start)
+                bar.update(stop - start)
+                start = stop
         return counts
 
     def _check_combination(self):

@@ -193,6 +193,8 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         pruning threshold. None (the default) never prunes: every count is exact.
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         The shared text options (see :class:`nlpfeat.text.BagOfWords`).
+    verbose : int, default=0
+        As in :class:`nlpfeat.text.BagOfWords`: a progress bar over the documents read.
     weighting : default="deprecated"
         The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
         :class:`~nlpfeat.text.TermWeighting`): still accepted with a ``FutureWarning``,
@@ -274,6 +276,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         "random_state": ["random_state"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "prune_at": [Interval(Integral, 1, None, closed="left"), None],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_components=100, *, window=5, min_count=5, alpha=0.75, eig=0.5,
@@ -281,7 +284,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
                  n_iter=5, random_state=None, working_memory=None, prune_at=None,
                  input="content", encoding="utf-8", decode_error="strict", lowercase=True,
                  tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 weighting=DEPRECATED):
+                 verbose=0, weighting=DEPRECATED):
         self.n_components = n_components
         self.window = window
         self.min_count = min_count
@@ -303,6 +306,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         self.token_pattern = token_pattern
         self.stemmer = stemmer
         self.stop_words = stop_words
+        self.verbose = verbose
         self.weighting = weighting
 
     @fit_context(prefer_skip_nested_validation=True)

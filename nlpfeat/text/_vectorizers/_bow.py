@@ -68,6 +68,7 @@ COUNTING_PARAMETER_CONSTRAINTS = {
     "binary": ["boolean"],
     "dtype": "no_validation",  # checked by numpy when the matrix is cast
     "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+    "verbose": ["verbose"],
 }
 
 
@@ -527,6 +528,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         default budget (4 MiB, as for every chunked computation). ``fit`` and ``transform``
         read the corpus once, a chunk at a time, so their peak memory is this budget plus
         the model (vocabulary and per-term counts) plus the output, not the corpus.
+    verbose : int, default=0
+        With 1 or more, a progress bar on stderr over the documents read (the bytes, with
+        the rate in MB/s, of a :class:`~nlpfeat.datasets.Corpus`); 0 is silent.
 
     Attributes
     ----------
@@ -606,6 +610,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         vocabulary=None,
         dtype=np.int64,
         working_memory=None,
+        verbose=0,
     ):
         self.input = input
         self.encoding = encoding
@@ -627,3 +632,4 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.vocabulary = vocabulary
         self.dtype = dtype
         self.working_memory = working_memory
+        self.verbose = verbose

@@ -101,7 +101,7 @@ class CountDeviation(TextMixin, TransformerMixin, BaseEstimator):
         against ``(E, n - E)``, signed by ``x - E`` (``G`` is on the scale of a squared
         z-score; ``sign * sqrt(|G|)`` puts it back on the z scale).
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, \
-stop_words, ngram_range, analyzer
+stop_words, ngram_range, analyzer, verbose
         As in :class:`~nlpfeat.text.BagOfWords`.
 
     Attributes
@@ -147,12 +147,13 @@ stop_words, ngram_range, analyzer
         **TEXT_PARAMETER_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None, closed="left")],
         "statistic": [StrOptions(set(STATISTICS))],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, max_features=1000, *, statistic="poisson", input="content",
                  encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
                  token_pattern=None, stemmer=None, stop_words=None, ngram_range=(1, 1),
-                 analyzer="word"):
+                 analyzer="word", verbose=0):
         self.max_features = max_features
         self.statistic = statistic
         self.input = input
@@ -165,6 +166,7 @@ stop_words, ngram_range, analyzer
         self.stop_words = stop_words
         self.ngram_range = ngram_range
         self.analyzer = analyzer
+        self.verbose = verbose
 
     def _counts(self, X, vocabulary=None):
         """Counts over ``vocabulary`` (learned when None) and every document's length."""

@@ -63,7 +63,7 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
     ----------
     input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
 token_pattern, stemmer, stop_words, ngram_range, binary, norm, min_df, max_df, max_features, \
-vocabulary, dtype, working_memory
+vocabulary, dtype, working_memory, verbose
         As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
     analyzer : {"word", "char"} or callable, default="word"
         Units whose positions are counted: tokens, or characters (white space collapsed).
@@ -134,6 +134,7 @@ vocabulary, dtype, working_memory
         vocabulary=None,
         dtype=np.int64,
         working_memory=None,
+        verbose=0,
     ):
         self.input = input
         self.encoding = encoding
@@ -158,6 +159,7 @@ vocabulary, dtype, working_memory
         self.vocabulary = vocabulary
         self.dtype = dtype
         self.working_memory = working_memory
+        self.verbose = verbose
 
     def _units_fn(self):
         """Callable doc -> units (tokens, characters or the callable analyzer's output)."""

@@ -32,7 +32,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory, verbose
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
@@ -139,6 +139,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         max_features=None,
         vocabulary=None,
         working_memory=None,
+        verbose=0,
     ):
         self.input = input
         self.encoding = encoding
@@ -170,6 +171,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         self.max_features = max_features
         self.vocabulary = vocabulary
         self.working_memory = working_memory
+        self.verbose = verbose
 
     def _check_params_at_fit(self):
         super()._check_params_at_fit()
