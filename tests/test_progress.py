@@ -14,8 +14,10 @@ from nlpfeat.text import (
     CountDeviation,
     DependencyBagOfWords,
     ExplicitSemanticAnalysis,
+    LocallyWeightedBagOfWords,
     PMIEmbedding,
     PositionalBagOfWords,
+    SemanticUnitBagOfWords,
     TfidfVectorizer,
     TopicModel,
     cooccurrence,
@@ -23,6 +25,7 @@ from nlpfeat.text import (
 
 DOCS = ["the cat sat on the mat", "the dog sat on the rug", "a cat and a dog",
         "the mat and the rug", "stocks and bonds pay", "bonds and stocks fall"] * 3
+WORDS = sorted(set(" ".join(DOCS).split()))
 
 CONLLU = ("1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n"
           "2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
@@ -42,7 +45,12 @@ CASES = [
     (TopicModel(n_components=2, backend="sklearn", random_state=0), DOCS, "BagOfWords"),
     (TopicModel(n_components=2, method="lsi", random_state=0), DOCS,
      "TopicModel: LSI over the documents"),
+    (TopicModel(n_components=2, max_iter=2, random_state=0), DOCS,
+     "TopicModel: pass over the documents"),
     (ExplicitSemanticAnalysis(topn=2), DOCS, "TfidfVectorizer"),
+    (LocallyWeightedBagOfWords(), DOCS, "LocallyWeightedBagOfWords"),
+    (SemanticUnitBagOfWords(dict(zip(WORDS, np.eye(len(WORDS)))), n_units=2,
+                            random_state=0), DOCS, "SemanticUnitBagOfWords"),
 ]
 
 

@@ -103,6 +103,8 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         round-off (1e-12 in the tests). Most of
         the time of ``transform`` goes to grouping tokens by term and building the
         sparse matrix, which both engines share.
+    verbose : int, default=0
+        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents read.
     pooling : default="deprecated"
         The former name of ``combine``: still accepted with a ``FutureWarning``, removed
         in 0.3.
@@ -170,6 +172,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
            for name in ("min_df", "max_df", "max_features", "vocabulary")},
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "engine": [StrOptions(set(ENGINES))],
+        "verbose": ["verbose"],
         **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
@@ -177,7 +180,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
                  min_df=1, max_df=1.0, max_features=None, vocabulary=None, input="content",
                  encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
                  token_pattern=None, stemmer=None, stop_words=None, working_memory=None,
-                 engine="auto", pooling=DEPRECATED):
+                 engine="auto", verbose=0, pooling=DEPRECATED):
         self.n_positions = n_positions
         self.kernel = kernel
         self.bandwidth = bandwidth
@@ -196,6 +199,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
         self.stop_words = stop_words
         self.working_memory = working_memory
         self.engine = engine
+        self.verbose = verbose
         self.pooling = pooling
 
     @fit_context(prefer_skip_nested_validation=True)

@@ -111,6 +111,8 @@ default=None
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
         As in :class:`~nlpfeat.text.BagOfWords`.
     dtype : numpy dtype, default=np.int64
+    verbose : int, default=0
+        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents read.
     embedding, n_top_words : default="deprecated"
         The former names of ``embeddings`` (spelled as in
         :class:`~nlpfeat.text.KernelAttentionPooling`) and ``topn`` (nlpfeat's name for a
@@ -171,13 +173,14 @@ default=None
         "n_top_words": deprecated_constraint([Interval(Integral, 1, None, closed="left")]),
         "random_state": ["random_state"],
         "dtype": "no_validation",
+        "verbose": ["verbose"],
     }
 
     def __init__(self, embeddings=None, *, n_units=100, clustering="kmeans", unknown="drop",
                  topn=3, random_state=None, input="content", encoding="utf-8",
                  decode_error="strict", lowercase=True, tokenizer="regexp", token_pattern=None,
-                 stemmer=None, stop_words=None, dtype=np.int64, embedding=DEPRECATED,
-                 n_top_words=DEPRECATED):
+                 stemmer=None, stop_words=None, dtype=np.int64, verbose=0,
+                 embedding=DEPRECATED, n_top_words=DEPRECATED):
         self.embeddings = embeddings
         self.n_units = n_units
         self.clustering = clustering
@@ -193,6 +196,7 @@ default=None
         self.stemmer = stemmer
         self.stop_words = stop_words
         self.dtype = dtype
+        self.verbose = verbose
         self.embedding = embedding
         self.n_top_words = n_top_words
 
