@@ -187,3 +187,14 @@ def test_a_silent_bar_takes_every_call():
         bar.update(2)
         bar.set_postfix(loss="1.0")
         bar.clear()
+
+
+def test_a_dask_bag_shows_no_bar_from_its_workers(capsys):
+    dask = pytest.importorskip("dask")
+    import dask.bag as db
+
+    bag = db.from_sequence(DOCS, npartitions=3)
+    with dask.config.set(scheduler="synchronous"):      # the workers' code, run here
+        loud = BagOfWords(verbose=1).fit(bag)
+    assert capsys.readouterr().err == ""
+    assert loud.vocabulary_ == BagOfWords().fit(DOCS).vocabulary_
