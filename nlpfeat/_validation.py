@@ -44,12 +44,19 @@ __all__ = [
     "validate_data",
     "validate_float64",
     "validate_params",
+    "validate_parameters",
 ]
 
 
 def fit_context(prefer_skip_nested_validation=True):
     """Decorate ``fit``: validate ``_parameter_constraints`` first (scikit-learn's ``_fit_context``)."""
     return _fit_context(prefer_skip_nested_validation=prefer_skip_nested_validation)
+
+
+def validate_parameters(estimator):
+    """Check ``estimator``'s parameters against its ``_parameter_constraints`` now, as
+    ``fit_context`` does at ``fit`` (for methods that work unfitted)."""
+    estimator._validate_params()
 
 
 def validate_float64(estimator, X, y="no_validation", *, reset=True, **check_params):

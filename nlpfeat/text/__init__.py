@@ -2,7 +2,7 @@
 
 Tokenizers (:mod:`nlpfeat.text.tokenize`), bag of words, positional bag of words,
 TF-IDF (scikit-learn's, SMART, BM25, log-entropy; also as a weighting of any count
-matrix), co-occurrence and the PMI family,
+matrix), feature hashing, co-occurrence and the PMI family,
 collocations, PMI word embeddings, topic models with coherence scoring, and the text
 features built on :mod:`nlpfeat.kernels`: kernel attention pooling and the locally
 weighted bag of words.
@@ -23,6 +23,7 @@ from nlpfeat.text._vectorizers._bow import BagOfWords
 # syntax-based features, absence of frequent words, semantic units
 from nlpfeat.text._vectorizers._count_deviation import CountDeviation  # noqa: E402
 from nlpfeat.text._vectorizers._dependency import DependencyBagOfWords  # noqa: E402
+from nlpfeat.text._vectorizers._hashing import HashingVectorizer
 from nlpfeat.text._vectorizers._positional import PositionalBagOfWords
 from nlpfeat.text._vectorizers._term_weighting import TermWeighting
 from nlpfeat.text._vectorizers._tfidf import TfidfVectorizer
@@ -32,6 +33,7 @@ __all__ = [
     "BagOfWords",
     "Collocations",
     "ExplicitSemanticAnalysis",
+    "HashingVectorizer",
     "KernelAttentionPooling",
     "LocallyWeightedBagOfWords",
     "PMIEmbedding",

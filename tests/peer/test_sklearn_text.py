@@ -6,7 +6,7 @@ vectorizers, comparing with scikit-learn's output wherever there is one; its
 ``TfidfTransformer`` tests run on ``TermWeighting`` in ``test_sklearn_tfidf_transformer.py``.
 Not covered here:
 
-- tests of ``HashingVectorizer`` (nlpfeat has none), ``strip_accents_*`` and ``strip_tags``
+- tests of ``HashingVectorizer`` (``test_sklearn_hashing.py``), ``strip_accents_*`` and ``strip_tags``
   alone (scikit-learn's own code; nlpfeat uses its accent strippers);
 - tests of private helpers (``_tfidf``, ``_sort_features``, ``_stop_words_id``,
   ``_check_stop_words_consistency``): the behaviour behind them is checked where it is public;
