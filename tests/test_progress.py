@@ -14,6 +14,7 @@ from nlpfeat.text import (
     CountDeviation,
     DependencyBagOfWords,
     ExplicitSemanticAnalysis,
+    HashingVectorizer,
     LocallyWeightedBagOfWords,
     PMIEmbedding,
     PositionalBagOfWords,
@@ -49,6 +50,7 @@ CASES = [
      "TopicModel: pass over the documents"),
     (ExplicitSemanticAnalysis(topn=2), DOCS, "TfidfVectorizer"),
     (LocallyWeightedBagOfWords(), DOCS, "LocallyWeightedBagOfWords"),
+    (HashingVectorizer(n_features=64), DOCS, "HashingVectorizer"),
     (SemanticUnitBagOfWords(dict(zip(WORDS, np.eye(len(WORDS)))), n_units=2,
                             random_state=0), DOCS, "SemanticUnitBagOfWords"),
 ]

@@ -93,6 +93,8 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
     dtype : numpy dtype, default=np.float64
         Type of the matrix: a float or signed integer type (float64 with ``norm`` and an
         integer type, as scikit-learn's ``normalize`` returns).
+    verbose : int, default=0
+        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents ``transform`` reads.
 
     See Also
     --------
@@ -128,6 +130,7 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
         "norm": [StrOptions({"l1", "l2"}), None],
         "alternate_sign": ["boolean"],
         "dtype": "no_validation",  # checked in _check_params
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -150,6 +153,7 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
         norm="l2",
         alternate_sign=True,
         dtype=np.float64,
+        verbose=0,
     ):
         self.input = input
         self.encoding = encoding
@@ -168,6 +172,7 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
         self.norm = norm
         self.alternate_sign = alternate_sign
         self.dtype = dtype
+        self.verbose = verbose
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
