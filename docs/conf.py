@@ -36,9 +36,14 @@ exclude_patterns = ["_build", "_gallery_src", "sg_execution_times.rst", "**.ipyn
                     "auto_examples/*.py", "auto_examples/*.zip"]
 templates_path = ["_templates"]
 html_theme = "pydata_sphinx_theme"
-html_theme_options = {"navigation_with_keys": False, "show_prev_next": False}
+html_theme_options = {"navigation_with_keys": False, "show_prev_next": False,
+                      "show_toc_level": 2}   # "On this page" lists the methods too
 html_title = f"nlpfeat {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["nlpfeat.css"]
+# Docutils' "smart quotes" turn ``--with-torch`` into an en dash and straight quotes into
+# curly ones, so that a command copied from the page no longer runs: keep the text as typed.
+smartquotes = False
 
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
@@ -54,9 +59,14 @@ SECTIONS = [
     ("nlpfeat.text", "Text features"),
     ("nlpfeat.kernels", "Kernel regression"),
     ("nlpfeat.attention", "Neural attention (numpy)"),
+    ("nlpfeat.attention.layers", "Attention layers"),
+    ("nlpfeat.attention.functional", "Attention functions"),
+    ("nlpfeat.attention.optim", "Optimisers and initialisation"),
+    ("nlpfeat.text.tokenize", "Tokenizers"),
     ("nlpfeat.datasets", "Datasets"),
     ("nlpfeat.viz", "Figures"),
     ("nlpfeat.compare", "The comparison"),
+    ("nlpfeat", "Saving models", ["trusted_types"]),   # the top level's own names
 ]
 
 
@@ -70,21 +80,31 @@ def _public(module_name):
         obj = getattr(module, name, None)
         if obj is None or not callable(obj) or type(obj).__name__ == "module":
             continue
-        out.append(name)
+        out.append((name, obj))
     return out
 
 
 def _write_api():
     lines = ["API reference", "=============", "",
-             "Every public estimator, function and class, by subpackage (generated from each",
-             "subpackage's ``__all__``). Each is also importable from the top level, e.g.",
-             "``from nlpfeat import NadarayaWatsonRegressor``.", ""]
-    for module_name, title in SECTIONS:
+             "Every public estimator, function and class, by public module (generated from",
+             "each module's ``__all__``). The estimators are also importable from the top",
+             "level, e.g. ``from nlpfeat import NadarayaWatsonRegressor``.", ""]
+    seen = set()   # an object exported by two modules (attention and attention.layers)
+    for module_name, title, *names in SECTIONS:   # gets one page, under the first
         lines += [title, "-" * len(title), "", f".. currentmodule:: {module_name}", "",
                   ".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
-        lines += [f"   {name}" for name in _public(module_name)]
+        listed = _public(module_name)
+        if names:                                  # a module's chosen names only
+            listed = [(name, obj) for name, obj in listed if name in names[0]]
+        for name, obj in listed:
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                lines.append(f"   {name}")
         lines.append("")
     (HERE / "api.rst").write_text("\n".join(lines), encoding="utf-8")
+    # autosummary writes a page per listed name; pages left from an earlier list (a name
+    # that moved or was removed) would be orphans, a warning under -W
+    shutil.rmtree(HERE / "generated", ignore_errors=True)
 
 
 _write_api()
@@ -142,15 +162,27 @@ class FiguresWritten:
         return figure_rst(image_names, gallery_conf["src_dir"])
 
 
-def _argv(script_name, gallery_conf):
-    return ["--quick", "--out", str(_FIGURES)]
+def _argv(gallery_conf, script_vars):
+    """The quick form of an example: ``--quick``, and ``--out`` where the script takes it."""
+    import re
 
+    source = Path(script_vars["src_file"]).read_text(encoding="utf-8")
+    options = set(re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", source))
+    argv = ["--quick"]
+    if "--out" in options:
+        argv += ["--out", str(_FIGURES)]
+    return argv
+
+
+# sphinx-gallery keeps an example's output while the script is unchanged, so that what a
+# build shows would depend on the builds before it (a script run by an earlier build
+# would show its output in a build that runs only some); start from nothing instead.
+shutil.rmtree(HERE / "auto_examples", ignore_errors=True)
 
 sphinx_gallery_conf = {
     "examples_dirs": str(_gallery_sources()),
     "gallery_dirs": "auto_examples",
-    "filename_pattern": os.environ.get("NLPFEAT_DOCS_RUN_EXAMPLES",
-                                       r"/(fat_cat_attention)\.py$"),
+    "filename_pattern": os.environ.get("NLPFEAT_DOCS_RUN_EXAMPLES", r"/[^_/][^/]*\.py$"),
     "image_scrapers": (FiguresWritten(),),
     "reset_argv": _argv,
     "download_all_examples": False,

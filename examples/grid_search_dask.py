@@ -76,7 +76,7 @@ def ranked_table(search, n_rows=8):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a smaller grid, faster run")
     parser.add_argument("--scheduler", default=None,
                         help="address of a running Dask scheduler (default: start a local "

@@ -99,7 +99,7 @@ def save_figures(search, X, y, out_dir):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller grids, faster run")
     parser.add_argument("--out", default="grid_search_kernels_out",
                         help="directory for the figures (created if missing)")

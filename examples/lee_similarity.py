@@ -180,7 +180,7 @@ def save_scatter(models, pairs, human, out):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="50 SVD components, 2 splits")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="nlpfeat-examples",

@@ -117,6 +117,6 @@ def main(quick=False):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="window 2 only")
     main(**vars(parser.parse_args()))

@@ -34,7 +34,7 @@ def lee_tokens():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer candidates and passes")
     args = parser.parse_args(argv)
     grid, passes, folds = ([4, 8], 3, 2) if args.quick else ([5, 10, 20], 10, 3)

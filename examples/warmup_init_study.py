@@ -37,7 +37,7 @@ first three training losses (float32: about 1e-7 to 1e-6; ``--dtype float64``: a
 Measured on a shared 2-core CPU (float32, 1000 steps, 200 evaluation batches), every row
 with 3 seeds in numpy and once in PyTorch (every run is in ``warmup_init_study.csv`` beside
 this script; ``--report warmup_init_study.csv`` prints the table with a verdict per row,
-which the README shows):
+which the user guide shows, docs/guide/studies.md):
 
 * reproduce: the collapse at lr 1e-3 without warm-up (3.498, all seeds, and PyTorch);
   lr 1e-4 trains (0.448); lr 1e-5 is slow (2.285); kaiming_uniform, kaiming_normal and
@@ -401,7 +401,7 @@ def regime(loss):
 
 
 def report(path):
-    """The README's table from a CSV of runs: numpy mean and range over seeds, PyTorch, verdict.
+    """The guide's table from a CSV of runs: numpy mean and range over seeds, PyTorch, verdict.
 
     A row reproduces when every numpy seed lands in the published value's regime; where
     the seeds disagree, the verdict counts the seeds that do. The PyTorch run (seed 0, from

@@ -12,6 +12,8 @@ rule that the numeric core knows no text holds at run time too.
 """
 import importlib
 
+from nlpfeat._persist import trusted_types  # noqa: F401 (public: nlpfeat.trusted_types)
+
 __version__ = "0.2.0.dev0"
 
 #: Subpackages whose ``__all__`` the top level re-exports, searched in this order.
@@ -26,7 +28,7 @@ def _subpackage(name):
 
 
 def _public_names():
-    return ["__version__"] + [name for sub in _SUBPACKAGES for name in _subpackage(sub).__all__
+    return ["__version__", "trusted_types"] + [name for sub in _SUBPACKAGES for name in _subpackage(sub).__all__
                               if name not in _NOT_REEXPORTED]
 
 

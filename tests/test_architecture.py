@@ -1,4 +1,4 @@
-"""The layout rules of the package (README, "The layout"), checked on the source itself.
+"""The layout rules of the package (docs/guide/layout.md), checked on the source itself.
 
 Imports flow one way (cli -> compare -> text / attention / kernels -> _validation), text
 reaches the kernels only through ``kernels._shared`` and only from its ``_kernel_features``

@@ -1,4 +1,4 @@
-"""Conventions every public estimator follows (README, Conventions): parameters after the
+"""Conventions every public estimator follows (docs/guide/conventions.md): parameters after the
 first are keyword-only; ``attention_weights(X)`` gives (n_queries, n_keys) averaged over
 heads and ``attention_weights(X, per_head=True)`` a heads axis before those two, whose mean
 is the default."""
@@ -7,9 +7,8 @@ import inspect
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
+from _estimator_cases import public_estimators
 
-import nlpfeat
 from nlpfeat.attention import AttentionRegressor, SequenceAttentionRegressor
 from nlpfeat.kernels import NadarayaWatsonClassifier, NadarayaWatsonRegressor
 from nlpfeat.text import KernelAttentionPooling
@@ -77,16 +76,8 @@ def test_kernel_attention_pooling_per_head():
     assert tokens == TOKENS and len(got) == len(TOKENS)
 
 
-def _public_estimators():
-    for module in (nlpfeat.text, nlpfeat.kernels, nlpfeat.attention):
-        for name in module.__all__:
-            obj = getattr(module, name)
-            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
-                yield obj
-
-
 def test_parameters_after_the_first_are_keyword_only():
-    estimators = list(_public_estimators())
+    estimators = list(public_estimators())
     assert len(estimators) >= 18
     for est in estimators:
         params = list(inspect.signature(est).parameters.values())[1:]

@@ -8,6 +8,7 @@ previous values, not accumulating). ``layer.params`` maps the names of the match
 import numpy as np
 from scipy.special import erf
 
+from nlpfeat._persist import PlainStateMixin
 from nlpfeat.attention._init import check_rng, uniform_fan_in
 
 __all__ = ["GELU", "Dropout", "Layer", "LayerNorm", "Linear", "ReLU", "Sequential"]
@@ -26,7 +27,7 @@ def check_input(x, name, last_dim, dtype, ndims=(3,), shape_doc="(batch, seq_len
     return x
 
 
-class Layer:
+class Layer(PlainStateMixin):
     """Base class: parameters, gradients, children, train/eval mode and state dicts.
 
     Subclasses put their own arrays in ``self._params`` and sub-layers in ``self._children``;

@@ -33,7 +33,7 @@ def _sum_to_shape(x, shape):
 
 
 def scaled_dot_score(queries, keys, scale=None):
-    """Scaled dot-product scores ``q . k / sqrt(d)``.
+    """Scaled dot-product scores ``q·k / sqrt(d)``.
 
     Parameters
     ----------
@@ -73,7 +73,7 @@ def scaled_dot_score_backward(d_scores, queries, keys, scale=None):
 
 
 def additive_score(queries, keys, w_q, w_k, v):
-    """Additive (Bahdanau) scores ``v . tanh(W_q q + W_k k)``.
+    """Additive (Bahdanau) scores ``v·tanh(W_q q + W_k k)``.
 
     Parameters
     ----------

@@ -26,7 +26,20 @@ __all__ = ["TRAINING_PARAMETER_CONSTRAINTS", "TrainingDivergedError", "clear_fit
 class TrainingDivergedError(ValueError, FloatingPointError):
     """The training loss became NaN or infinite; the estimator is left unfitted.
 
-    A subclass of both ``ValueError`` and ``FloatingPointError``.
+    A subclass of both ``ValueError`` and ``FloatingPointError``, so that code catching
+    either sees it; its message names the step and the learning rate to lower.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from nlpfeat.attention import AttentionRegressor, TrainingDivergedError
+    >>> X = np.random.default_rng(0).normal(size=(20, 2))
+    >>> reg = AttentionRegressor(learning_rate=1e200, max_iter=2, random_state=0)
+    >>> try:
+    ...     reg.fit(X, X[:, 0])
+    ... except TrainingDivergedError as exc:
+    ...     print(str(exc).split(":")[0])
+    AttentionRegressor training diverged
     """
 
 

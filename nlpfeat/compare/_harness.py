@@ -246,6 +246,20 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     -----
     The models are fitted with one BLAS thread (threadpoolctl): the problems are too small
     for BLAS threads to pay off (figures in ``benchmarks/RESULTS.md``).
+
+    Examples
+    --------
+    >>> import io, os, tempfile
+    >>> from nlpfeat.compare import run_comparison
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     rows = run_comparison(tasks=["sine"], models=["ridge", "knn"], out=out,
+    ...                           quick=True, plots=False, progress=False,
+    ...                           stream=io.StringIO())
+    ...     written = sorted(os.listdir(out))
+    >>> written
+    ['results.csv', 'results.json']
+    >>> sorted((row["task"], row["model"], row["metric"]) for row in rows)
+    [('sine', 'knn', 'mse'), ('sine', 'ridge', 'mse')]
     """
     stream = stream or sys.stdout
     tasks = list(TASKS) if tasks is None else list(tasks)

@@ -63,7 +63,10 @@ def write_results(rows, out, *, options, warnings_seen=()):
     """Write ``results.csv`` (missing cells empty, as pandas writes them) and ``results.json``.
 
     The JSON file holds the rows with the run's context: nlpfeat's version, the date, the
-    seed and options, and the warnings the models raised.
+    seed and options, and the warnings the models raised. Both load as typed tables:
+    ``pandas.read_csv(".../results.csv")`` gives one dtype per column (text, bool, int,
+    float with NaN for a missing value) and ``pandas.DataFrame(json.load(fh)["rows"])``
+    the same frame, its rows being records (one dict per row, ``null`` when missing).
     """
     from nlpfeat import __version__
 

@@ -40,7 +40,24 @@ _AIC_SEARCH = "bandwidth='aic' (Nelder-Mead on AIC_c)"
 
 
 class EmptySupportWarning(UserWarning):
-    """Some queries had no training point inside a compact kernel's support."""
+    """Some queries had no training point inside a compact kernel's support.
+
+    Raised once per fit with ``on_empty="nearest"`` (the default), so that a bandwidth too
+    small for the data is noticed; ``n_empty`` and ``n_queries`` say how many queries.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from nlpfeat.kernels import EmptySupportWarning, NadarayaWatsonRegressor
+    >>> reg = NadarayaWatsonRegressor("epanechnikov", bandwidth=0.5)
+    >>> reg = reg.fit([[0.0], [1.0], [2.0]], [0.0, 1.0, 2.0])
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     reg.predict([[1.1], [10.0]])     # 10 is far from every training point
+    array([1., 2.])
+    >>> caught[0].category is EmptySupportWarning, caught[0].message.n_empty
+    (True, 1)
+    """
 
 
 class NadarayaWatsonMixin:

@@ -106,6 +106,30 @@ class Kernel:
             return (get_kernel, (self.name,))
         return object.__reduce__(self)
 
+    def _registered(self):
+        """Whether this is the registry's kernel of its name (or a copy loaded from it)."""
+        kern = _REGISTRY.get(self.name)
+        return kern is not None and (kern is self or vars(kern) == vars(self))
+
+    def __getstate__(self):
+        # skops saves the state, not ``__reduce__``: a registered kernel by its name (its
+        # functions are closures, which neither skops nor pickle can save), others whole.
+        if self._registered():
+            return {"registered_name": self.name}
+        local = [k for k, v in vars(self).items() if "<" in getattr(v, "__qualname__", "")]
+        if local:                    # a lambda or a closure: pickle and skops cannot save it
+            raise TypeError(
+                f"kernel {self.name!r} holds functions defined inside another function "
+                f"({', '.join(local)}), which cannot be saved; register it with "
+                f"register_kernel({self.name!r}, func) and pass kernel={self.name!r} (register "
+                f"it again before loading).")
+        return dict(vars(self))
+
+    def __setstate__(self, state):
+        if set(state) == {"registered_name"}:
+            state = vars(get_kernel(state["registered_name"]))
+        vars(self).update(state)
+
     @property
     def differentiable(self):
         return self._dlog_k_du is not None

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from scipy import sparse
 
+from nlpfeat._persist import PlainStateMixin
 from nlpfeat._validation import check_finite
 from nlpfeat.kernels._kernels import get_kernel
 
@@ -182,7 +183,7 @@ def _overflow_error(what):
         f"1e-300 times the spread of the data); pass a larger bandwidth, or rescale X.")
 
 
-class PairwiseScaled:
+class PairwiseScaled(PlainStateMixin):
     """Training rows prepared once for scaled distances to many query chunks.
 
     The scaled coordinates are ``z = (x - mean) / h``. When they are so large that

@@ -115,3 +115,23 @@ def test_figures_are_titled_labelled_and_readable():
         assert image.get_clim()[1] == pytest.approx(image.get_array().max())
     curve = figures["bandwidth_curve.png"].axes[0]
     assert "gaussian" in curve.get_title().lower() and "sine" in curve.get_title()
+
+
+def test_pandas_reads_typed_columns_from_the_csv_and_the_json_rows(sine_run):
+    import json
+
+    pd = pytest.importorskip("pandas")
+    out, rows, _ = sine_run
+    table = pd.read_csv(out / "results.csv")
+    assert list(table.columns) == list(rows[0])
+    kinds = {column: table[column].dtype.kind for column in table.columns}
+    assert kinds == {"task": "O", "model": "O", "features": "O", "metric": "O",
+                     "higher_is_better": "b", "mean": "f", "std": "f", "n_scores": "i",
+                     "fit_seconds": "f", "predict_seconds": "f", "weight_kl": "f",
+                     "weight_corr": "f"}, kinds
+    ridge = table[table["model"] == "ridge"].iloc[0]
+    assert np.isnan(ridge["weight_kl"]) and np.isnan(ridge["weight_corr"])
+    with open(out / "results.json", encoding="utf-8") as fh:
+        records = pd.DataFrame(json.load(fh)["rows"])
+    assert {c: records[c].dtype.kind for c in records.columns} == kinds
+    pd.testing.assert_frame_equal(records, table, check_exact=False, rtol=1e-12)

@@ -11,8 +11,8 @@ Not covered here:
 - tests of private helpers (``_tfidf``, ``_sort_features``, ``_stop_words_id``,
   ``_check_stop_words_consistency``): the behaviour behind them is checked where it is public;
 - scikit-learn's exact error wording (a ValueError/TypeError of our own wording is checked);
-- deliberate differences (tests ``test_known_difference_*`` pin them; the README's "Known
-  differences" table gives the reasons): a ``str`` where ``input="file"`` expects an open
+- deliberate differences (tests ``test_known_difference_*`` pin them; the "Known
+  differences" table of docs/migration.md gives the reasons): a ``str`` where ``input="file"`` expects an open
   file is a TypeError, not an AttributeError; an analyzer or tokenizer must return a list
   (``None`` or a ``str`` is a TypeError); documents must be ``str``/``bytes`` even with a
   preprocessor (scikit-learn passes dicts to it), and NaN is a TypeError; ``idf_`` is ones

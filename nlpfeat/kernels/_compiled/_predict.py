@@ -180,6 +180,20 @@ class CompiledNW:
         self.cs = 2.0 ** -index.ll_exp2   # local linear coordinates: index.C = Z * cs
         self.spread_tol = spread_tolerance(index.C) if self.ll else 0.0
 
+    def __setstate__(self, state):
+        # The compiled loops index without bounds checks: a saved state (a file could hold
+        # anything) must have the shapes and layout that __init__ gives.
+        Zt, Y1t, Z = state["Zt"], state["Y1t"], getattr(state["pair"], "Z", None)
+        arrays = (Zt, Y1t, state["h"])
+        if not (all(isinstance(a, np.ndarray) and a.dtype == np.float64
+                    and a.flags.c_contiguous for a in arrays)
+                and Zt.ndim == Y1t.ndim == 2 and Zt.shape[1] == Y1t.shape[1]
+                and Y1t.shape[0] >= 2 and state["h"].shape == (Zt.shape[0],)
+                and getattr(Z, "shape", None) == Zt.shape[::-1]):
+            raise ValueError("inconsistent saved state of a Nadaraya-Watson model (array "
+                             "shapes or types that fitting never gives): not loaded.")
+        vars(self).update(state)
+
     def predict(self, X, *, working_memory=None, n_jobs=None):
         """Predictions (n_q, n_outputs) and the empty-row mask for raw query rows ``X``."""
         Zq = np.ascontiguousarray(self.pair.query(X))

@@ -29,6 +29,7 @@ __all__ = [
     "check_document_tokens",
     "check_not_bag",
     "check_token_types",
+    "column_documents",
     "is_dask_bag",
     "is_one_shot",
     "reiterable",
@@ -353,6 +354,32 @@ def is_one_shot(X):
         return iter(X) is X
     except TypeError:
         return False
+
+
+def column_documents(X):
+    """A pandas or polars ``Series`` (any 1-D array) of documents as the list of its values,
+    in order (positions, not index labels); ``X`` itself when it is anything else, or an
+    array of numbers (a matrix-like input whose own checks apply).
+
+    For the callers that take a matrix too and would read the ``__array__`` of a column of
+    text as one (iterating a Series already yields its documents everywhere else).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> column_documents(np.array(["a b", "c"]))
+    ['a b', 'c']
+    >>> column_documents([["a"], ["b"]])
+    [['a'], ['b']]
+    """
+    from numbers import Number
+
+    if not hasattr(X, "__array__") or len(getattr(X, "shape", ())) != 1:
+        return X
+    first = next(iter(X), 0)
+    if isinstance(first, Number):
+        return X
+    return X.to_list() if hasattr(X, "to_list") else X.tolist()
 
 
 def reiterable(X, *, materialize=True, caller="This estimator"):

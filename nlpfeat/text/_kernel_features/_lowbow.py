@@ -61,7 +61,8 @@ def position_grid(n_positions):
     return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
 
 
-class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
+                                auto_wrap_output_keys=None):
     """Locally weighted bag of words: kernel-smoothed word histograms along each document.
 
     At ``n_positions`` evenly spaced points ``mu_j`` of [0, 1] (``linspace(0, 1, n)``;
@@ -69,6 +70,9 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
     token weighted by a kernel of the distance between its relative position and
     ``mu_j``; every local histogram sums to 1. A huge bandwidth gives the l1-normalised
     bag of words at every point; a small one, the words near ``mu_j``.
+
+    The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
+    vectorizers).
 
     Parameters
     ----------

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
+from nlpfeat._persist import PlainStateMixin
 from nlpfeat._validation import (
     HasMethods,
     Integral,
@@ -139,14 +140,17 @@ def explicit_semantic_vectors(D, C, topn, *, working_memory=None, n_jobs=None):
     return sp.vstack(chunks, format="csr")
 
 
-class ExplicitSemanticAnalysis(ReadOnceMixin, TransformerMixin, BaseEstimator):
+class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
+                               BaseEstimator,
+                               auto_wrap_output_keys=None):
     """Explicit semantic analysis: a document as its similarity to each concept document.
 
     ``fit`` weights a concept corpus (one document per concept: Wikipedia articles in the
     original, any in-domain collection here) with ``vectorizer``; ``transform`` weights each
     document the same way and returns its cosine similarity to every concept, keeping the
     ``topn`` largest per document. The output is a sparse (n_documents, n_concepts)
-    matrix whose columns are named by the concepts.
+    matrix whose columns are named by the concepts (so ``set_output`` is not offered, as by
+    scikit-learn's vectorizers).
 
     Parameters
     ----------

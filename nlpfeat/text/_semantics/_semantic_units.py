@@ -78,13 +78,17 @@ def _cluster(unit_vectors, n_units, method, rng):
                                    linkage="average").fit_predict(unit_vectors)
 
 
-class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator):
+class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
+                             auto_wrap_output_keys=None):
     """Count semantic units (clusters of word vectors) per document (sparse).
 
     ``fit`` looks up the vector of every word of the corpus, clusters the words into
     ``n_units`` units by cosine similarity, and ``transform`` counts, per document, the
     tokens that fall in each unit. Words of the corpus without a vector are dropped or kept
     as units of their own.
+
+    The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
+    vectorizers).
 
     Parameters
     ----------

@@ -18,10 +18,19 @@ import scipy.sparse as sp
 from scipy.special import digamma, gammaln, logsumexp
 
 from nlpfeat._chunking import gen_row_chunks
+from nlpfeat._persist import decode, encode, import_classes
 from nlpfeat._progress import progress_bar
 from nlpfeat._validation import import_optional
 
 __all__ = ["GensimTopicBackend", "lda_bound", "to_bow"]
+
+#: The gensim classes a fitted model is made of, saved as their attributes (skops would list
+#: them as untrusted types) and rebuilt from them, as skops rebuilds a trusted type.
+_SAVED_CLASSES = {"gensim.models.ldamodel": ["LdaModel", "LdaState"],
+                  "gensim.models.nmf": ["Nmf"],
+                  "gensim.models.lsimodel": ["LsiModel", "Projection"],
+                  "gensim.utils": ["FakeDict"]}
+_MODEL_CLASSES = {"lda": "LdaModel", "nmf": "Nmf", "lsi": "LsiModel"}
 
 
 class _FixedDraws:
@@ -134,8 +143,8 @@ class GensimTopicBackend:
                                  "backend='gensim')")
         self.method, self.n_topics, self.rng = method, n_topics, random_state
         kwargs = {"num_topics": n_topics}
+        self.cls = getattr(models, _MODEL_CLASSES[method])
         if method == "lda":
-            self.cls = models.LdaModel
             # eval_every=None: no perplexity estimate after each update (it only logs)
             kwargs.update(dtype=np.float64, random_state=random_state, eval_every=None)
             if alpha is not None:
@@ -145,17 +154,27 @@ class GensimTopicBackend:
             if max_iter is not None:
                 kwargs["passes"] = max_iter
         elif method == "nmf":
-            self.cls = models.Nmf
             kwargs.update(random_state=random_state, eval_every=None)
             if max_iter is not None:
                 kwargs["passes"] = max_iter
         else:
-            self.cls = models.LsiModel
             kwargs.update(dtype=np.float64, random_seed=random_state.randint(2**31 - 1))
             if max_iter is not None:
                 kwargs["power_iters"] = max_iter
         kwargs.update(params)
         self.kwargs = kwargs
+
+    def __getstate__(self):
+        state = dict(vars(self), cls=None)                       # the class, by ``method``
+        if "model" in state:
+            state["model"] = encode(state["model"], import_classes(_SAVED_CLASSES))
+        return state
+
+    def __setstate__(self, state):
+        models = import_optional("gensim.models", "gensim", "loading a gensim TopicModel")
+        vars(self).update(state, cls=getattr(models, _MODEL_CLASSES[state["method"]]))
+        if "model" in state:
+            self.model = decode(state["model"], import_classes(_SAVED_CLASSES))
 
     def fit(self, X, verbose=0):
         """Fit on the CSR matrix ``X``; ``verbose``: a bar over the documents of each pass

@@ -26,9 +26,11 @@ from nlpfeat._validation import (
     fit_context,
     validate_data,
 )
+from nlpfeat.text._base._analyzer import check_not_dataframe
 from nlpfeat.text._base._documents import (
     check_corpus_nonempty,
     check_corpus_type,
+    column_documents,
     iter_documents,
     reiterable,
 )
@@ -60,8 +62,14 @@ _BYTES_PER_NONZERO = 120
 
 
 def _reiterable(X):
-    """``reiterable(X)``, but a dask bag as it is (iterating it would compute it here)."""
-    return X if is_dask_bag(X) else reiterable(X)
+    """``reiterable(X)``, but a dask bag as it is (iterating it would compute it here), a
+    column of documents (pandas or polars Series) as a list and a DataFrame of text
+    rejected (iterating one yields its column names)."""
+    if is_dask_bag(X):
+        return X
+    if hasattr(X, "columns") and np.asarray(X[:1]).dtype.kind not in "biuf":
+        check_not_dataframe(X)
+    return reiterable(column_documents(X))
 
 
 def _is_texts(X):
@@ -352,6 +360,17 @@ class TopicModel(TransformerMixin, BaseEstimator):
             raise ValueError(f"method='lsi' finds at most min(n_samples={n_samples}, "
                              f"n_features={n_features}) = {limit} topics; got "
                              f"n_components={self.n_components}. Choose n_components <= {limit}.")
+
+    def __getstate__(self):
+        state = dict(super().__getstate__())
+        if "_backend" in state and state.get("model_") is state["_backend"].model:
+            del state["model_"]                  # the backend's model, saved once, there
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_backend" in state and "model_" not in state:
+            self.model_ = self._backend.model
 
     # ---- fitting ---------------------------------------------------------------------
     @fit_context(prefer_skip_nested_validation=True)

@@ -85,7 +85,8 @@ def _from_doc(doc, index):
     return sentences
 
 
-class DependencyBagOfWords(TransformerMixin, BaseEstimator):
+class DependencyBagOfWords(TransformerMixin, BaseEstimator,
+                           auto_wrap_output_keys=None):
     """Count dependency relations ``head|relation|dependent`` per document (sparse).
 
     Each document is one or more parsed sentences: CoNLL-U text (from UDPipe, Stanza,
@@ -99,6 +100,9 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator):
     * ``"relation_dependent"``: ``_|relation|dependent`` (what role the word plays);
     * ``"path2"``: paths of length 2 down the tree, ``grandparent|relation|head|relation|
       dependent``, e.g. ``sat|obl|mat|case|on``.
+
+    The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
+    vectorizers).
 
     Parameters
     ----------
