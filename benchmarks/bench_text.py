@@ -13,6 +13,14 @@ Time is the best of ``--repeat`` runs (ours and the peer alternate); peak memory
 ``tracemalloc``'s peak over one separate run (Python and numpy allocations). One BLAS thread.
 Run: ``python benchmarks/bench_text.py`` (a few minutes on 2 cores; ``--rows`` picks rows)
 or ``--quick``.
+
+``--text-pass`` times the compiled text pass (issue 26) instead, in CPU seconds (best of
+``--repeat`` in turn; on a shared machine wall time is noise, CPU time much less so) and
+MB/s of UTF-8 text per core, on three inputs: the Wikipedia sample, Lee's background
+corpus and ``bench_scale.py``'s Zipf corpus (``--zipf-tokens``): ``BagOfWords()`` vs
+``CountVectorizer()`` and vs today's Python path of nlpfeat (the private switch
+``_compiled_text = False``), ``TfidfVectorizer()`` vs scikit-learn's, and
+``BagOfWords(n_jobs=2)`` vs ``n_jobs=1`` (wall and CPU); every output is checked equal.
 """
 import argparse
 import gc
@@ -120,6 +128,85 @@ def run_gensim_row(docs, repeat):
 ROWS = ("bow", "tfidf", "tfidf13", "gensim")
 
 
+def cpu_timed(fn):
+    """``(cpu_s, wall_s, result)`` of one call of ``fn``."""
+    gc.collect()
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = fn()
+    return time.process_time() - cpu, time.perf_counter() - wall, result
+
+
+def in_turn(fns, repeat):
+    """Best CPU and wall seconds of each of ``fns`` (run in turn ``repeat`` times), the
+    spread (worst / best CPU) and the last results."""
+    cpu = [[] for _ in fns]
+    wall = [[] for _ in fns]
+    results = [None] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            c, w, results[k] = cpu_timed(fn)
+            cpu[k].append(c)
+            wall[k].append(w)
+    return [(min(c), min(w), max(c) / min(c)) for c, w in zip(cpu, wall)], results
+
+
+def python_path(estimator):
+    estimator._compiled_text = False
+    return estimator
+
+
+def text_pass_inputs(zipf_tokens):
+    import os
+    import tempfile
+
+    from bench_scale import corpus_file
+
+    from nlpfeat.datasets import load_lee
+
+    data_dir = os.path.join(tempfile.gettempdir(), "nlpfeat-bench-text-pass")
+    os.makedirs(data_dir, exist_ok=True)
+    with open(corpus_file(data_dir, zipf_tokens, 2**20 + 1), encoding="utf-8") as fh:
+        zipf = fh.read().splitlines()
+    return [("Wikipedia sample x3", load_wiki_sample().data * 3),
+            ("Lee background", list(load_lee().background)),
+            (f"Zipf {zipf_tokens / 1e6:.0f}M tokens", zipf)]
+
+
+def run_text_pass(repeat, zipf_tokens):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
+
+    BagOfWords().fit_transform(["warm up the compiled pass"])
+    for name, docs in text_pass_inputs(zipf_tokens):
+        mb = sum(len(doc.encode("utf-8")) for doc in docs) / 1e6
+        print(f"\n{name}: {len(docs)} documents, {mb:.1f} MB UTF-8; CPU s best of {repeat} in "
+              f"turn (spread = worst/best)", flush=True)
+        ours, python, peer = BagOfWords(), python_path(BagOfWords()), CountVectorizer()
+        (t_ours, t_py, t_peer), (X, Xp, Y) = in_turn(
+            [lambda: ours.fit_transform(docs), lambda: python.fit_transform(docs),
+             lambda: peer.fit_transform(docs)], repeat)
+        same = (X != Y).nnz == 0 and (X != Xp).nnz == 0 and \
+            list(ours.get_feature_names_out()) == list(peer.get_feature_names_out())
+        for label, t in (("BagOfWords() compiled", t_ours), ("BagOfWords() Python path", t_py),
+                         ("sklearn CountVectorizer()", t_peer)):
+            print(f"  {label:<28} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
+                  f"per core  wall {t[1]:7.3f} s")
+        print(f"  -> {t_peer[0] / t_ours[0]:.1f}x CountVectorizer, {t_py[0] / t_ours[0]:.1f}x "
+              f"the Python path (CPU); outputs {'identical' if same else 'DIFFER'}")
+        ours, peer = TfidfVectorizer(), SklearnTfidf()
+        (t_ours, t_peer), (X, Y) = in_turn([lambda: ours.fit_transform(docs),
+                                            lambda: peer.fit_transform(docs)], repeat)
+        print(f"  TfidfVectorizer() {t_ours[0]:.3f} CPU s ({mb / t_ours[0]:.1f} MB/s) vs "
+              f"sklearn {t_peer[0]:.3f} ({mb / t_peer[0]:.1f} MB/s): "
+              f"{t_peer[0] / t_ours[0]:.1f}x; max |diff| {abs(X - Y).max():.1e}")
+        one, two = BagOfWords(n_jobs=1), BagOfWords(n_jobs=2)
+        (t_one, t_two), (X1, X2) = in_turn([lambda: one.fit_transform(docs),
+                                            lambda: two.fit_transform(docs)], repeat)
+        print(f"  n_jobs=2 vs 1: wall {t_one[1]:.3f} / {t_two[1]:.3f} s = "
+              f"{t_one[1] / t_two[1]:.2f}x, CPU {t_one[0]:.3f} / {t_two[0]:.3f} s; outputs "
+              f"{'identical' if (X1 != X2).nnz == 0 else 'DIFFER'}", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=10, help="copies of the Wikipedia sample")
@@ -127,7 +214,15 @@ def main(argv=None):
     parser.add_argument("--rows", default=",".join(ROWS),
                         help=f"comma-separated subset of {','.join(ROWS)}")
     parser.add_argument("--quick", action="store_true", help="1 copy, 1 run, skip trigrams")
+    parser.add_argument("--text-pass", action="store_true",
+                        help="time the compiled text pass (CPU s, MB/s per core)")
+    parser.add_argument("--zipf-tokens", type=int, default=2_000_000,
+                        help="tokens of the Zipf corpus of --text-pass")
     args = parser.parse_args(argv)
+    if args.text_pass:
+        with threadpool_limits(1):
+            run_text_pass(max(args.repeat, 3), args.zipf_tokens)
+        return
     rows = args.rows.split(",")
     if args.quick:
         args.times, args.repeat = 1, 1

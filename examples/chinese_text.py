@@ -41,6 +41,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_toy_corpus
 from nlpfeat.kernels import NadarayaWatsonClassifier
@@ -117,4 +118,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

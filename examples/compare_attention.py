@@ -31,6 +31,7 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.attention import AttentionRegressor
 from nlpfeat.compare import run_comparison, weight_agreement
@@ -121,4 +122,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -30,6 +30,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline, make_union
 from sklearn.preprocessing import FunctionTransformer, normalize
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_lee, load_polarity
 from nlpfeat.text import CountDeviation, TfidfVectorizer
@@ -124,4 +125,5 @@ def main(argv=None):
         print(f"  {task}: {name!r} {gain:+.3f} (se {se:.3f}): {word}")
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

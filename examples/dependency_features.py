@@ -28,6 +28,8 @@ Usage::
 import argparse
 import unicodedata
 
+from threadpoolctl import threadpool_limits
+
 from nlpfeat.datasets import load_dependency_sample
 from nlpfeat.text import DependencyBagOfWords, cooccurrence
 
@@ -110,4 +112,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -40,6 +40,7 @@ import argparse
 import os
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.attention import MultiHeadAttention
 
@@ -179,4 +180,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

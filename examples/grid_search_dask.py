@@ -25,6 +25,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.kernels import EmptySupportWarning, NadarayaWatsonRegressor
 
@@ -137,4 +138,5 @@ def stop_workers(cluster, timeout=60):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -25,6 +25,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import make_nw_regression
 from nlpfeat.kernels import EmptySupportWarning, NadarayaWatsonRegressor
@@ -65,15 +66,11 @@ def search_diabetes(kernels, bandwidths):
                         cv=KFold(5, shuffle=True, random_state=0)).fit(X, y)
 
 
-def save_figures(search, X, y, out_dir):
-    """Fitted curves (best bandwidth per kernel) and the attention-weight heatmap."""
+def curves_figure(search, X, y, grid_x):
+    """The fitted curves of the best bandwidth per kernel over the training data."""
     import matplotlib.pyplot as plt
 
-    from nlpfeat.viz import plot_attention
-
     res = search.cv_results_
-    order = np.argsort(X[:, 0])
-    grid_x = np.linspace(0, 5, 200)[:, None]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.scatter(X[:, 0], y, s=10, color="gray", alpha=0.6, label="training data")
     ax.plot(grid_x[:, 0], 2 * np.sin(grid_x[:, 0]) + grid_x[:, 0] ** 0.8, "k--", lw=1,
@@ -85,9 +82,21 @@ def save_figures(search, X, y, out_dir):
         ax.plot(grid_x[:, 0], reg.predict(grid_x), lw=1.2,
                 label=f"{kernel} (h={best['bandwidth']:.3g})")
     ax.set(xlabel="x", ylabel="y", title="Nadaraya-Watson fits, best bandwidth per kernel")
-    ax.legend(fontsize="small")
+    # Outside the axes, on the right: inside, the legend of 10 curves covered the data.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    return fig
+
+
+def save_figures(search, X, y, out_dir):
+    """Fitted curves (best bandwidth per kernel) and the attention-weight heatmap."""
+    import matplotlib.pyplot as plt
+
+    from nlpfeat.viz import plot_attention
+
+    order = np.argsort(X[:, 0])
+    grid_x = np.linspace(0, 5, 200)[:, None]
     curves = os.path.join(out_dir, "nw_fitted_curves.png")
-    fig.savefig(curves, dpi=120, bbox_inches="tight")
+    curves_figure(search, X, y, grid_x).savefig(curves, dpi=120, bbox_inches="tight")
     best = search.best_estimator_
     weights = best.attention_weights(grid_x[::4])[:, order]
     fig = plot_attention(weights, xlabel="training inputs (sorted)", ylabel="test queries")
@@ -129,4 +138,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -22,6 +22,7 @@ import argparse
 
 import numpy as np
 from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_lee, load_toy_corpus, load_wiki_sample
 from nlpfeat.text import PMIEmbedding, cooccurrence, pmi
@@ -119,4 +120,5 @@ def main(quick=False):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="window 2 only")
-    main(**vars(parser.parse_args()))
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main(**vars(parser.parse_args()))

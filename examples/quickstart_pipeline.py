@@ -35,6 +35,7 @@ from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_polarity
 from nlpfeat.kernels import NadarayaWatsonClassifier
@@ -141,4 +142,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -32,6 +32,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_lee, load_polarity, load_toy_corpus
 from nlpfeat.text import BagOfWords, PMIEmbedding, SemanticUnitBagOfWords
@@ -158,4 +159,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -15,6 +15,7 @@ import argparse
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.datasets import load_lee
 from nlpfeat.text import BagOfWords, TopicModel, topic_coherence
@@ -62,4 +63,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

@@ -78,6 +78,7 @@ import threading
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from nlpfeat.attention.layers import Layer, Linear, TransformerEncoderLayer
 from nlpfeat.attention.optim import Adam, init_params, make_schedule
@@ -570,4 +571,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with threadpool_limits(1):      # small matrices: BLAS threads only contend
+        main()

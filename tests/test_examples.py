@@ -133,3 +133,26 @@ def test_every_example_has_a_docstring_and_quick_mode():
         source = (EXAMPLES / script).read_text(encoding="utf-8")
         assert source.lstrip().startswith('"""'), f"{script} has no module docstring"
         assert "--quick" in _options(source), f"{script} takes no --quick"
+
+
+def test_grid_search_kernels_legend_leaves_the_data_visible():
+    """The legend of the fitted curves lies outside the axes (inside, it covered the data)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("grid_search_kernels",
+                                                  EXAMPLES / "grid_search_kernels.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    search, X, y = example.search_textbook(["gaussian", "epanechnikov"], [0.3], n_samples=40)
+    fig = example.curves_figure(search, X, y, np.linspace(0, 5, 20)[:, None])
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        legend = ax.get_legend().get_window_extent(renderer)
+        assert not legend.overlaps(ax.get_window_extent(renderer))
+        assert len(ax.get_legend().get_texts()) == 4     # data, truth, two kernels
+    finally:
+        plt.close(fig)

@@ -1,19 +1,12 @@
 """AttentionRegressor: learned attention over the training set, Nadaraya-Watson's learned twin."""
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_2d,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_2d, check_is_fitted,
+                                 fit_context, validate_data)
 from nlpfeat.attention._functional import masked_softmax
 from nlpfeat.attention._memory_attention import (
     MemoryAttention,
@@ -30,7 +23,8 @@ from nlpfeat.attention._training import (
 
 __all__ = ["AttentionRegressor"]
 
-class AttentionRegressor(RegressorMixin, BaseEstimator):
+@fill_doc
+class AttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Learned attention over the training set: parametric Nadaraya-Watson regression.
 
     Each query (a sample) attends over a memory whose keys are the training inputs and
@@ -138,13 +132,7 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
     learned by gradient descent on the leave-one-out error. Predicting on the training
     set itself lets each point see its own target, as for any kernel smoother.
 
-    Numerical contract: for finite inputs and bandwidths with magnitudes between
-    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
-    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
-    (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
-    range the result is still correct or a ValueError says what to change; never a
-    silent NaN, infinity or mean.
+    %(numerical_contract)s
 
     Examples
     --------
@@ -192,11 +180,6 @@ class AttentionRegressor(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.dtype = dtype
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

@@ -2,15 +2,7 @@
 import numpy as np
 
 from nlpfeat.attention._init import check_rng
-from nlpfeat.attention._layers import (
-    GELU,
-    Dropout,
-    Layer,
-    LayerNorm,
-    Linear,
-    ReLU,
-    check_input,
-)
+from nlpfeat.attention._layers import GELU, Dropout, Layer, LayerNorm, Linear, ReLU, check_input
 from nlpfeat.attention._mha import MultiHeadAttention
 
 __all__ = ["TransformerEncoderLayer"]

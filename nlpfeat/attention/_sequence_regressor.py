@@ -4,19 +4,13 @@ import copy
 import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.utils import check_random_state
 
 from nlpfeat._chunking import gen_row_chunks, map_chunks
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_is_fitted,
+                                 fit_context, validate_data)
 from nlpfeat.attention._init import INIT_SCHEMES, check_rng
 from nlpfeat.attention._sequence_network import SequenceNetwork
 from nlpfeat.attention._training import (
@@ -64,7 +58,8 @@ class _TrainingModel:
             self.network.train()
 
 
-class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
+@fill_doc
+class SequenceAttentionRegressor(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """A transformer encoder over each sample's sequence, trained by minibatch Adam.
 
     Each sample is a sequence of ``seq_len`` tokens with ``n_token_features`` features. A
@@ -136,13 +131,7 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    Numerical contract: for finite inputs and bandwidths with magnitudes between
-    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
-    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
-    (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
-    range the result is still correct or a ValueError says what to change; never a
-    silent NaN, infinity or mean.
+    %(numerical_contract)s
 
     Examples
     --------
@@ -250,11 +239,6 @@ class SequenceAttentionRegressor(RegressorMixin, BaseEstimator):
             raise ValueError(f"output='sequence' needs y of shape (n_samples, seq_len * "
                              f"n_outputs) with seq_len={L}; got shape {y.shape}.")
         return Y.reshape(len(Y), L, -1)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True
-        return tags
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

@@ -1,15 +1,7 @@
 """Neural layers with explicit forward/backward and PyTorch-named parameters (public namespace)."""
 from nlpfeat.attention._encoder import TransformerEncoderLayer
 from nlpfeat.attention._kv_cache import KeyValueCache
-from nlpfeat.attention._layers import (
-    GELU,
-    Dropout,
-    Layer,
-    LayerNorm,
-    Linear,
-    ReLU,
-    Sequential,
-)
+from nlpfeat.attention._layers import GELU, Dropout, Layer, LayerNorm, Linear, ReLU, Sequential
 from nlpfeat.attention._mha import MultiHeadAttention
 from nlpfeat.attention._positional import (
     LearnedPositionalEncoding,

@@ -33,7 +33,16 @@ from nlpfeat.cli._io import UsageError
 __all__ = ["UsageError", "build_parser", "main"]
 
 
-_FORMATTER = argparse.ArgumentDefaultsHelpFormatter
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Options' help with their defaults, except a required option's (it has none)."""
+
+    def _get_help_string(self, action):
+        if action.required:
+            return action.help
+        return super()._get_help_string(action)
+
+
+_FORMATTER = _Formatter
 
 #: One line per subcommand: what ``nlpfeat --help`` lists.
 _SUMMARIES = {
@@ -79,6 +88,17 @@ def _positive(convert, expected):
 
 
 _positive_int = _positive(int, "a positive integer")
+
+
+def _non_negative_int(value):
+    """An argparse ``type``: an integer >= 0."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value!r}")
+    return number
 _positive_float = _positive(float, "a positive number")
 
 
@@ -99,7 +119,7 @@ def _max_df(value):
 
 
 _CORPUS_HELP = ("text file (one document per line; .gz, .bz2 and .xz read as such), folder of "
-                ".txt files (one document per file), glob pattern such as 'news-*.txt.gz' "
+                ".txt files (one document per file; --pattern for others), glob pattern such as 'news-*.txt.gz' "
                 "(quoted), or - for stdin; read lazily, never held in memory")
 
 
@@ -109,6 +129,10 @@ _INPUT_FLAGS = {"encoding": "--encoding", "errors": "--errors"}
 
 def _add_input_options(p):
     """Options of the commands that read a corpus: its decoding and where it is counted."""
+    p.add_argument("--pattern", default="*.txt",
+                   help="with a folder: which of its files (and its sub-folders') are read, a "
+                   "glob on the file name, quoted (e.g. '*' or '*.txt.gz'); each file is one "
+                   "document")
     p.add_argument("--encoding", default="utf-8", help="text encoding of the input")
     p.add_argument("--errors", default="strict", choices=["strict", "replace", "ignore"],
                    help="what to do with bytes that do not decode: stop with an error naming "
@@ -203,7 +227,8 @@ def _add_features(sub):
     p.add_argument("--window", type=_positive_int, default=5,
                    help="for --kind pmi: co-occurrence window (words on each side)")
     p.add_argument("-o", "--output", required=True,
-                   help="output .npz file (the suffix is added if missing)")
+                   help="output .npz file (the suffix is added if missing; a device or a "
+                   "pipe, such as /dev/stdout, is written as given)")
     p.add_argument("--stream", action="store_true",
                    help="accepted for compatibility: the input is always read lazily twice "
                    "(fit, then transform) and the matrix written in chunks")
@@ -282,6 +307,9 @@ def _add_attention(sub):
     p.add_argument("--heads", type=_positive_int, default=1, help="attention heads")
     p.add_argument("--seed", type=int, default=0, help="random seed of the weights")
     p.add_argument("--tokenizer", default="regexp", choices=_tokenizers(), help="tokenizer")
+    p.add_argument("--max-tokens", metavar="N", type=_non_negative_int, default=40,
+                   help="attend over the first N tokens only, so that the table and the "
+                   "heatmap stay readable (0: every token)")
     p.add_argument("-o", "--output", help="save a heatmap (needs matplotlib)")
     _add_progress_option(p)
     p.set_defaults(subparser=p, flags={})

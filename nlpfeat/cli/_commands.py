@@ -13,7 +13,9 @@ from nlpfeat.cli._io import (
     Lowercased,
     UsageError,
     decode,
+    is_special_file,
     open_documents,
+    open_output,
     output_path,
     write_in_chunks,
 )
@@ -78,7 +80,14 @@ def cmd_features(args, parser):
         where = "" if client is None else f", counted on {n_workers(client)} Dask worker(s)"
     print(f"wrote a {writer.n_rows} x {len(features)} {args.kind} document x feature matrix "
           f"({writer.nnz} non-zeros{where}) to {output}; read it with scipy.sparse.load_npz, "
-          "and np.load(...)['feature_names'] / ['doc_ids'] (row i is document i of the input)")
+          "and np.load(...)['feature_names'] / ['doc_ids'] (row i is document i of the input)",
+          file=_report_stream(output))
+
+
+def _report_stream(output):
+    """Where the line saying what was written goes: stdout, or stderr when the output is a
+    device or a pipe (``-o /dev/stdout``), so that the data stays a valid archive."""
+    return sys.stderr if is_special_file(output) else sys.stdout
 
 
 def _features_pmi(args, output, docs, client):
@@ -96,12 +105,13 @@ def _features_pmi(args, output, docs, client):
     docs.report_skipped()
     matrix = sparse.csr_matrix(pmi(counts, kind="ppmi"))
     names = np.asarray(sorted(vocabulary, key=vocabulary.get), dtype=str)
-    np.savez_compressed(output, format=np.array("csr"), shape=np.array(matrix.shape),
-                        data=matrix.data, indices=matrix.indices, indptr=matrix.indptr,
-                        feature_names=names, row_names=names)
+    with open_output(output) as fh:
+        np.savez_compressed(fh, format=np.array("csr"), shape=np.array(matrix.shape),
+                            data=matrix.data, indices=matrix.indices, indptr=matrix.indptr,
+                            feature_names=names, row_names=names)
     print(f"wrote a {matrix.shape[0]} x {matrix.shape[1]} pmi word x word matrix "
           f"({matrix.nnz} non-zeros) to {output}; read it with scipy.sparse.load_npz, and "
-          "np.load(...)['feature_names'] / ['row_names']")
+          "np.load(...)['feature_names'] / ['row_names']", file=_report_stream(output))
 
 
 def cmd_collocations(args, parser):
@@ -176,8 +186,13 @@ def cmd_neighbors(args, parser):
                          f"(min_count={args.min_count}); lower --min-count or check spelling.")
 
 
+#: Tick labels per axis of ``attention``'s heatmap at most (``--max-tokens 0`` on a long text).
+_MAX_TICKS = 40
+
+
 def cmd_attention(args, parser):
     from nlpfeat.compare import sentence_attention
+    from nlpfeat.compare._sentence import sentence_tokens
 
     output = output_path(args.output) if args.output else None
     sentence = args.sentence
@@ -185,12 +200,17 @@ def cmd_attention(args, parser):
         sentence = " ".join(split_lines(decode(sys.stdin.buffer.read(), "<stdin>")))
     if not sentence.strip():
         raise UsageError("the sentence is empty.")
+    n_tokens = len(sentence_tokens(sentence, args.tokenizer))
+    cap = args.max_tokens if 0 < args.max_tokens < n_tokens else None
     tokens, weights = sentence_attention(sentence, n_heads=args.heads, seed=args.seed,
-                                         tokenizer=args.tokenizer)
+                                         tokenizer=args.tokenizer, max_tokens=cap)
     col = max(max(len(t) for t in tokens), 6) + 1
     width = max(len(t) for t in tokens) + 1
     print("Self-attention of an untrained model (seeded weights) over PMI token vectors and "
           "sinusoidal positions; see examples/fat_cat_attention.py for a hand-built head.")
+    if cap:
+        print(f"the text has {n_tokens} tokens: the model attends over the first {cap} "
+              f"(--max-tokens {cap}; --max-tokens 0 for all of them).")
     for h in range(weights.shape[0]):
         print(f"head {h} (rows: queries, columns: keys)")
         print(" " * width + "".join(f"{t:>{col}}" for t in tokens))
@@ -200,7 +220,11 @@ def cmd_attention(args, parser):
         from nlpfeat.viz import plot_attention
 
         try:
-            fig = plot_attention(weights, tokens, tokens)
+            fig = plot_attention(weights, tokens, tokens, max_ticks=_MAX_TICKS)
+            # About 0.18 inch (13 points) per labelled token, for the labels not to overlap
+            # (plot_attention's panels are 3 inches, for a sentence).
+            fig.set_size_inches(fig.get_size_inches()
+                                * max(1.0, 0.18 * min(len(tokens), _MAX_TICKS) / 3.0))
         except ImportError as exc:
             raise UsageError(str(exc)) from None
         fig.savefig(output, dpi=120, bbox_inches="tight")

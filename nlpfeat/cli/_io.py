@@ -99,7 +99,7 @@ def open_documents(args):
     from nlpfeat.datasets._corpus import Corpus
 
     source = args.file
-    options = dict(encoding=args.encoding, errors=args.errors)
+    options = dict(encoding=args.encoding, errors=args.errors, pattern=args.pattern)
     with contextlib.ExitStack() as stack:
         shown = None
         if source == "-":
@@ -112,7 +112,11 @@ def open_documents(args):
             raise UsageError(f"{source}: no such file or directory.")
         try:
             corpus = Corpus(source, **options)
-        except ValueError as exc:     # an empty folder, a glob that matches nothing
+        except ValueError as exc:     # a folder or a glob without a file to read
+            if os.path.isdir(source) and "matching" in str(exc):
+                raise UsageError(f"{source}: the folder holds no file matching --pattern "
+                                 f"'{args.pattern}'; pass e.g. --pattern '*' to read every "
+                                 "file (each file is one document).") from None
             raise UsageError(str(exc)) from None
         docs = Documents(corpus, source, skip_blank=args.skip_blank, shown=shown)
         try:
@@ -129,16 +133,55 @@ def open_documents(args):
 
 
 def output_path(path, suffix=None, *, flag="-o"):
-    """Check an output file before any work: its folder exists; returns the name written."""
+    """Check an output file before any work; returns the name written.
+
+    A path that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a named
+    pipe) is written as given, without ``suffix``, as other tools write to it; any other
+    path gets ``suffix`` (numpy would add it itself) and must lie in an existing folder
+    the process can write in, so that an error names the user's path, not a temporary file.
+    """
+    if is_special_file(path):
+        return path
     if suffix and not path.endswith(suffix):
-        path += suffix  # numpy adds the suffix itself; report the real name
+        path += suffix
     folder = os.path.dirname(os.path.abspath(path))
+    shown = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
-        raise UsageError(f"{flag} {path}: the folder {os.path.dirname(path) or '.'} does not "
-                         f"exist; create it first or choose another path.")
+        raise UsageError(f"{flag} {path}: the folder {shown} does not exist; create it "
+                         f"first or choose another path.")
     if os.path.isdir(path):
         raise UsageError(f"{flag} {path}: is a folder; give a file name.")
+    exists = os.path.exists(path)
+    try:   # the temporary files of the chunks go to the folder too
+        if exists:
+            open(path, "ab").close()
+        tempfile.TemporaryFile(dir=folder, prefix=".nlpfeat-").close()
+    except OSError as exc:
+        what = "cannot write it" if exists else f"cannot write in the folder {shown}"
+        raise UsageError(f"{flag} {path}: {what} ({exc.strerror}); choose another "
+                         "path.") from None
     return path
+
+
+def is_special_file(path):
+    """Whether ``path`` exists and is neither a regular file nor a folder (a device, a
+    pipe), or is a name under /dev (``/dev/stdout`` redirected to a file)."""
+    if not os.path.exists(path) or os.path.isdir(path):
+        return False
+    return not os.path.isfile(path) or os.path.abspath(path).startswith("/dev/")
+
+
+@contextlib.contextmanager
+def open_output(path):
+    """``path`` opened for binary writing; an error while writing (a full disk, a closed
+    pipe) is a :class:`UsageError` that names ``path``."""
+    try:
+        with open(path, "wb") as fh:
+            yield fh
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}.") from None
 
 
 class CsrWriter:
@@ -153,7 +196,10 @@ class CsrWriter:
     def __enter__(self):
         import numpy as np
 
-        folder = os.path.dirname(os.path.abspath(self.output))
+        # Next to the output (same disk), or in the system's temporary folder for a device
+        # or a pipe.
+        folder = None if is_special_file(self.output) else os.path.dirname(
+            os.path.abspath(self.output))
         self._tmp = tempfile.TemporaryDirectory(dir=folder, prefix=".nlpfeat-")
         self.paths = {name: os.path.join(self._tmp.name, name) for name in ("data", "indices")}
         self._files = {name: open(path, "wb") for name, path in self.paths.items()}
@@ -208,7 +254,8 @@ def _write_npz(path, arrays, raw, block=1 << 24):
 
     import numpy as np
 
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+    with open_output(path) as out, \
+            zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
         for name, array in arrays.items():
             with zf.open(name + ".npy", "w", force_zip64=True) as fh:
                 np.lib.format.write_array(fh, np.asanyarray(array), allow_pickle=False)

@@ -190,6 +190,18 @@ def _check_choices(tasks, models, with_torch):
         import_optional("torch", "torch", "nlpfeat compare --with-torch")
 
 
+def _check_plan(plan, models, with_torch):
+    """Refuse a run in which no asked-for model applies to any asked-for task (it would
+    write a table of headers only), naming the models each task takes."""
+    if any(plan.values()):
+        return
+    takes = "; ".join(f"{task}: {', '.join(select_models(task, None, True))}" for task in plan)
+    torch_applies = any(select_models(task, models, True) for task in plan)
+    hint = " (torch-mha needs with_torch)" if torch_applies and not with_torch else ""
+    raise ValueError(f"no model of {list(models)} applies to the task(s) {list(plan)}"
+                     f"{hint}; the models of each task are {takes}.")
+
+
 def _progress_bar(progress, total):
     """A tqdm bar on stderr over the models to run, or one that shows nothing."""
     return progress_bar(progress, "nlpfeat compare", total=total, unit="model")
@@ -267,6 +279,7 @@ def run_comparison(tasks=None, models=None, out="nlpfeat-compare", seed=0, quick
     options = dict(tasks=tasks, models=models, seed=seed, quick=quick, with_torch=with_torch,
                    plots=plots)
     plan = {task: select_models(task, models, with_torch) for task in tasks}
+    _check_plan(plan, models, with_torch)
     bar = _progress_bar(progress, sum(len(v) for v in plan.values()))
     rows, store, caught, folds = [], {}, _Warnings(), {}
     runners = {"polarity": _run_polarity, "lee": _run_lee}

@@ -2,7 +2,8 @@
 import numpy as np
 
 
-def sentence_attention(sentence, n_heads=1, seed=0, tokenizer="regexp", d_model=16):
+def sentence_attention(sentence, n_heads=1, seed=0, tokenizer="regexp", d_model=16,
+                       max_tokens=None):
     """Self-attention weights of a small untrained multi-head model over one sentence.
 
     Token vectors are PMI embeddings fitted on the bundled toy corpus (English, or Chinese
@@ -10,6 +11,10 @@ def sentence_attention(sentence, n_heads=1, seed=0, tokenizer="regexp", d_model=
     :class:`~nlpfeat.attention.MultiHeadAttention` with seeded initial weights attends from
     every token to every token. What a head attends to here reflects the embeddings'
     similarity through random projections, not training.
+
+    ``max_tokens`` keeps the first tokens only (None: all): the model then attends over
+    those, so each row of weights still sums to one, and a long text gives a table and a
+    heatmap that can be read.
 
     Returns
     -------
@@ -25,9 +30,14 @@ def sentence_attention(sentence, n_heads=1, seed=0, tokenizer="regexp", d_model=
     from nlpfeat.attention import MultiHeadAttention
     from nlpfeat.attention.layers import SinusoidalPositionalEncoding
     from nlpfeat.datasets import load_toy_corpus
-    from nlpfeat.text import PMIEmbedding, get_tokenizer
+    from nlpfeat.text import PMIEmbedding
 
-    tokens = get_tokenizer(tokenizer)(sentence.lower())
+    tokens = sentence_tokens(sentence, tokenizer)
+    if max_tokens is not None:
+        if not (isinstance(max_tokens, (int, np.integer)) and max_tokens > 0):
+            raise ValueError(f"max_tokens must be a positive integer or None; got "
+                             f"{max_tokens!r}.")
+        tokens = tokens[:max_tokens]
     if not tokens:
         raise ValueError(f"the sentence {sentence!r} has no tokens under tokenizer={tokenizer!r}.")
     if d_model % n_heads:
@@ -44,3 +54,10 @@ def sentence_attention(sentence, n_heads=1, seed=0, tokenizer="regexp", d_model=
     mha = MultiHeadAttention(vectors.shape[1], n_heads, rng=np.random.default_rng(seed))
     _, weights = mha.forward(x, x, x, need_weights=True, average_attn_weights=False)
     return tokens, weights[0]
+
+
+def sentence_tokens(sentence, tokenizer="regexp"):
+    """The tokens :func:`sentence_attention` attends over (lower-cased), before any cap."""
+    from nlpfeat.text import get_tokenizer
+
+    return get_tokenizer(tokenizer)(sentence.lower())

@@ -10,6 +10,7 @@ from importlib.resources import files
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.datasets._corpus import split_lines
 
@@ -126,6 +127,7 @@ def load_lee():
     )
 
 
+@fill_doc
 @validate_params({"return_X_y": ["boolean"]}, prefer_skip_nested_validation=True)
 def load_polarity(*, return_X_y=False):
     """Load 200 movie-review sentences labelled negative (0) or positive (1).
@@ -136,13 +138,7 @@ def load_polarity(*, return_X_y=False):
 
     Parameters
     ----------
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
-
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
+    %(return_X_y_sections)s
 
         data : list of str
             The 200 sentences, the ``__label__`` prefix removed, in file order (all
@@ -339,6 +335,7 @@ def load_dependency_sample(language=None):
     )
 
 
+@fill_doc
 @validate_params(
     {"language": [StrOptions(set(_TOY_FILES))], "return_X_y": ["boolean"]},
     prefer_skip_nested_validation=True,
@@ -355,13 +352,7 @@ def load_toy_corpus(language="en", *, return_X_y=False):
     ----------
     language : {"en", "zh"}, default="en"
         ``"en"`` reads ``toy_en.txt``, ``"zh"`` reads ``toy_zh.txt`` (UTF-8).
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
-
-    Returns
-    -------
-    data : :class:`~sklearn.utils.Bunch`
-        Dictionary-like object with the following attributes.
+    %(return_X_y_sections)s
 
         data : list of str
             The sentences, in file order.

@@ -1,13 +1,16 @@
 """Shared fitting logic of the Nadaraya-Watson estimators (parameters, bandwidth, queries)."""
 import contextlib
+import dataclasses
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 from joblib import effective_n_jobs
 from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
+from nlpfeat._params import estimator_params
 from nlpfeat._progress import progress_bar
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels import _mixed
@@ -60,6 +63,7 @@ class EmptySupportWarning(UserWarning):
     """
 
 
+@estimator_params
 class NadarayaWatsonMixin:
     """Parameters and helpers shared by the regressor and the classifier."""
 
@@ -77,6 +81,25 @@ class NadarayaWatsonMixin:
         "verbose": ["verbose"],
         "engine": [StrOptions(set(ENGINES))],
     }
+
+    kernel: Any = dataclasses.field(default="gaussian", kw_only=False)
+    bandwidth: Any = "loo"
+    metric: Any = "euclidean"
+    bandwidth_grid: Any = None
+    working_memory: Any = None
+    algorithm: Any = "auto"
+    on_empty: Any = "nearest"
+    n_jobs: Any = None
+    var_type: Any = None
+    verbose: Any = 0
+    engine: Any = "auto"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # sparse X: the local constant fit, by brute force (the tree needs dense points)
+        tags.input_tags.sparse = (getattr(self, "reg_type", "lc") == "lc"
+                                  and self.algorithm != "tree")
+        return tags
 
     def _blas_threads(self):
         """Limit BLAS threads to ``n_jobs`` (None: leave them alone; -1: all cores)."""

@@ -1,17 +1,15 @@
 """Nadaraya-Watson regressor and classifier: attention pooling with a fixed kernel."""
+from typing import Any
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, MultiOutputMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from nlpfeat._validation import (
-    StrOptions,
-    check_2d,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-    validate_float64,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import (StrOptions, check_2d, check_is_fitted, fit_context, validate_data,
+                                 validate_float64)
 from nlpfeat.kernels._base import NadarayaWatsonMixin
 from nlpfeat.kernels._dask import is_dask_array, query_dask_array
 
@@ -107,14 +105,6 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         rounding), where each is as accurate as the problem allows (figures:
         ``benchmarks/RESULTS.md``, "Engine agreement")."""
 
-_CONTRACT = """Numerical contract: for finite inputs and bandwidths with magnitudes between
-    1e-100 and 1e100, outputs are finite, the documented invariants hold, and rescaling
-    X (and a fixed bandwidth with it) changes predictions by at most 1e-9 relative
-    (rounding, amplified only by an ill-conditioned local linear fit or by
-    ``bandwidth="loo-ard"`` on the non-smooth loss of a compact kernel). Beyond that
-    range the result is still correct or a ValueError says what to change; never a
-    silent NaN, infinity or mean."""
-
 _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
         The bandwidth used (strictly positive).
     loo_scores_ : ndarray of shape (n_grid,) or None
@@ -131,7 +121,10 @@ _COMMON_ATTRS = """bandwidth_ : float or ndarray of shape (n_features,)
     n_features_in_ : int"""
 
 
-class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator):
+@fill_doc
+@estimator_params
+class NadarayaWatsonRegressor(MultiOutputMixin, NadarayaWatsonMixin, RegressorMixin,
+                              BaseEstimator):
     __doc__ = f"""Nadaraya-Watson kernel regression (softmax attention with a fixed kernel).
 
     The prediction at a query x is a weighted mean of the training targets, the
@@ -141,9 +134,9 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     Parameters
     ----------
     {_HEAD_PARAMS}
+    {_TAIL_PARAMS}
     reg_type : {{"lc", "ll"}}, default="lc"
         Local constant (classic Nadaraya-Watson) or local linear regression.
-    {_TAIL_PARAMS}
 
     Attributes
     ----------
@@ -170,7 +163,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
     is a ValueError for ``reg_type="ll"``; below that a huge bandwidth gives the global
     linear fit.
 
-    {_CONTRACT}
+    %(numerical_contract)s
     The leave-one-out criterion is :math:`CV(h) = n^{{-1}} \\sum_i (y_i - \\hat f_{{-i}}(x_i))^2`.
 
     References
@@ -205,28 +198,7 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         **NadarayaWatsonMixin._parameter_constraints,
         "reg_type": [StrOptions({"lc", "ll"})],
     }
-
-    def __init__(self, kernel="gaussian", *, bandwidth="loo", metric="euclidean", reg_type="lc",
-                 bandwidth_grid=None, working_memory=None, algorithm="auto",
-                 on_empty="nearest", n_jobs=None, var_type=None, verbose=0, engine="auto"):
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.metric = metric
-        self.reg_type = reg_type
-        self.bandwidth_grid = bandwidth_grid
-        self.working_memory = working_memory
-        self.algorithm = algorithm
-        self.on_empty = on_empty
-        self.n_jobs = n_jobs
-        self.var_type = var_type
-        self.verbose = verbose
-        self.engine = engine
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.reg_type == "lc" and self.algorithm != "tree"
-        tags.target_tags.multi_output = True
-        return tags
+    reg_type: Any = "lc"
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -301,6 +273,8 @@ class NadarayaWatsonRegressor(NadarayaWatsonMixin, RegressorMixin, BaseEstimator
         return validate_float64(self, check_2d(X), accept_sparse="csr", reset=False)
 
 
+@fill_doc
+@estimator_params
 class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimator):
     __doc__ = f"""Nadaraya-Watson classifier: kernel-weighted class frequencies.
 
@@ -325,7 +299,7 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
 
     Notes
     -----
-    {_CONTRACT}
+    %(numerical_contract)s
 
     Examples
     --------
@@ -337,26 +311,6 @@ class NadarayaWatsonClassifier(NadarayaWatsonMixin, ClassifierMixin, BaseEstimat
     >>> print(clf.predict_proba([[1.1]]).round(2))
     [[0.5 0.5]]
     """
-
-    def __init__(self, kernel="gaussian", *, bandwidth="loo", metric="euclidean",
-                 bandwidth_grid=None, working_memory=None, algorithm="auto",
-                 on_empty="nearest", n_jobs=None, var_type=None, verbose=0, engine="auto"):
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.metric = metric
-        self.bandwidth_grid = bandwidth_grid
-        self.working_memory = working_memory
-        self.algorithm = algorithm
-        self.on_empty = on_empty
-        self.n_jobs = n_jobs
-        self.var_type = var_type
-        self.verbose = verbose
-        self.engine = engine
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self.algorithm != "tree"
-        return tags
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

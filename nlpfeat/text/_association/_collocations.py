@@ -8,22 +8,19 @@ filtered, scored and ranked by :mod:`._collocation_scoring` and joined by
 :mod:`._phrases`. This module is the estimator.
 """
 import copy
+import dataclasses
 import gc
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory, chunk_n_rows
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
 from nlpfeat._progress import progress_bar
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._association._collocation_scoring import (
     Scoring,
     bigram_scores,
@@ -40,10 +37,10 @@ from nlpfeat.text._association._phrases import join_pairs, rewrite
 from nlpfeat.text._base._analyzer import (
     TOKEN_OPTIONS,
     TOKEN_PARAMETER_CONSTRAINTS,
-    TextMixin,
     check_not_dataframe,
 )
 from nlpfeat.text._base._documents import check_corpus_nonempty, iter_documents
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._ngram_counts import NgramCounts
 from nlpfeat.text._counting._vocabulary import document_error
@@ -95,7 +92,9 @@ def _count_partition(estimator, docs):
     return estimator._count(map(strip_line_break, docs))
 
 
-class Collocations(TextMixin, TransformerMixin, BaseEstimator):
+@fill_doc
+@estimator_params
+class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     """Learn multi-word phrases by an association measure; join them into single tokens.
 
     ``fit`` counts n-grams inside each document (never across two documents), streaming
@@ -109,6 +108,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     ``QuadgramCollocationFinder`` with ``apply_freq_filter(min_count)``, the word and
     n-gram filters, and ``score_ngrams``.
 
+    Documents are strings by default, tokenized with the text options; ``input="tokens"``
+    takes lists of tokens (e.g. the output of another ``Collocations`` or of a user's
+    tokenizer).
+
     Parameters
     ----------
     measure : str, default="npmi"
@@ -119,6 +122,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         ``dice`` (2 n_ab / (n_a + n_b)), ``phi_sq``, ``fisher`` (nltk's one-sided Fisher
         exact p-value); gensim's ``npmi`` (pmi / -ln P(a,b) in [-1, 1], bigrams only);
         or ``count`` (n_ab). Higher is stronger (as nltk ranks them, ``fisher`` too).
+    %(token_options)s
     min_count : int, default=5
         N-grams seen fewer times are never candidates.
     threshold : float or None, default=None
@@ -142,17 +146,10 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
     ngram_filter : callable or None, default=None
         Drop the candidates for which ``ngram_filter(*words)`` is True (nltk's
         ``apply_ngram_filter``); called once per candidate.
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        As every nlpfeat text estimator: documents are strings by default, tokenized with
-        the text options below; ``"tokens"`` takes lists of tokens (e.g. the output of
-        another ``Collocations`` or of a user's tokenizer).
-    encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options (see :class:`nlpfeat.text.BagOfWords`).
     working_memory : float or None, default=None
         MiB of temporary memory per chunk of documents counted (see "Streaming" in the
         Notes); None: scikit-learn's ``working_memory`` if set, else 4 MiB.
-    verbose : int, default=0
-        As in :class:`nlpfeat.text.BagOfWords`: a progress bar over the documents read.
+    %(verbose)s
 
     Attributes
     ----------
@@ -258,30 +255,17 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, measure="npmi", *, min_count=5, threshold=None, max_len=2,
-                 delimiter="_", order=2, window_size=2, word_filter=None, ngram_filter=None,
-                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 working_memory=None, verbose=0):
-        self.measure = measure
-        self.min_count = min_count
-        self.threshold = threshold
-        self.max_len = max_len
-        self.delimiter = delimiter
-        self.order = order
-        self.window_size = window_size
-        self.word_filter = word_filter
-        self.ngram_filter = ngram_filter
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.working_memory = working_memory
-        self.verbose = verbose
+    measure: Any = dataclasses.field(default="npmi", kw_only=False)
+    min_count: Any = 5
+    threshold: Any = None
+    max_len: Any = 2
+    delimiter: Any = "_"
+    order: Any = 2
+    window_size: Any = 2
+    word_filter: Any = None
+    ngram_filter: Any = None
+    working_memory: Any = None
+    verbose: Any = 0
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -317,15 +301,7 @@ class Collocations(TextMixin, TransformerMixin, BaseEstimator):
         scores and phrases). A batch that fails (the error names the document) changes
         nothing.
 
-        Parameters
-        ----------
-        X : iterable of list of str (or of str, with ``input != "tokens"``), or dask bag
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : Collocations
+        %(partial_fit_sections)s
         """
         self._check_combination()
         if not self._one_pass():

@@ -3,14 +3,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from nlpfeat._validation import (
-    Interval,
-    Real,
-    StrOptions,
-    check_array,
-    check_finite,
-    validate_params,
-)
+from nlpfeat._validation import (Interval, Real, StrOptions, check_array, check_finite,
+                                 validate_params)
 
 __all__ = ["pmi"]
 

@@ -17,9 +17,12 @@ order is arbitrary).
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._progress import track
+from nlpfeat._validation import fit_context
 
 __all__ = [
+    "OnePassFitMixin",
     "BAG_READERS",
     "INPUT_TYPES",
     "DECODE_ERRORS",
@@ -425,6 +428,24 @@ def reiterable(X, *, materialize=True, caller="This estimator"):
         f"({type(X).__name__}), which the second pass would find empty. Pass a list, or a "
         f"re-iterable corpus (an object whose __iter__ starts afresh each time)."
     )
+
+
+@fill_doc
+class OnePassFitMixin:
+    """``fit`` of an estimator whose ``_fit(X)`` learns every fitted attribute in one pass.
+
+    ``_fit`` returns what the estimator's own ``fit_transform`` finishes into its output,
+    so that ``fit_transform`` reads the documents once too.
+    """
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the fitted attributes from the documents ``X``, read once.
+
+        %(fit_sections)s
+        """
+        self._fit(X)
+        return self
 
 
 class ReadOnceMixin:

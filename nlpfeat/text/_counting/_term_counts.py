@@ -25,7 +25,8 @@ import zlib
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
-from nlpfeat.text._counting._vocabulary import count_chunks, growing_vocabulary, grown
+from nlpfeat.text._counting._text_pass import term_chunks
+from nlpfeat.text._counting._vocabulary import growing_vocabulary, grown
 
 __all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms", "term_shards"]
 
@@ -251,7 +252,8 @@ def term_shards(terms, n_shards):
     return np.fromiter(map(zlib.crc32, encoded), dtype=np.int64, count=len(terms)) % n_shards
 
 
-def count_terms(docs, counts, *, analyze=None, working_memory=None, builder=None, start=0):
+def count_terms(docs, counts, *, analyze=None, working_memory=None, builder=None, start=0,
+                text_pass=None, n_jobs=None):
     """Stream ``docs`` into ``counts`` (a :class:`TermCounts`) a chunk at a time.
 
     Parameters
@@ -268,13 +270,21 @@ def count_terms(docs, counts, *, analyze=None, working_memory=None, builder=None
         term ids of ``counts``).
     start : int, default=0
         Index of the first document (for error messages).
+    text_pass : TextPass or None, default=None
+        Count decoded documents by the compiled pass with these options
+        (:func:`~nlpfeat.text._counting._text_pass.text_pass_chunks`; ``analyze`` is then
+        the Python analyzer with the same options, for a chunk the pass refuses).
+    n_jobs : int or None, default=None
+        Threads of the compiled pass; the counts do not depend on it.
 
     Returns
     -------
     counts : TermCounts
     """
-    for chunk in count_chunks(docs, counts.vocabulary, learn=counts.learn, analyze=analyze,
-                              chunk_tokens=chunk_tokens(working_memory), start=start):
+    for chunk in term_chunks(docs, counts.vocabulary, learn=counts.learn, analyze=analyze,
+                             chunk_tokens=chunk_tokens(working_memory),
+                             working_memory=working_memory, options=text_pass, n_jobs=n_jobs,
+                             start=start):
         counts.add(chunk)
         if builder is not None:
             builder.append(chunk)

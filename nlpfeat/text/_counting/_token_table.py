@@ -112,19 +112,15 @@ def _read(words, pos, left, lower):
 
 
 @njit(cache=True, nogil=True)
-def _number_block(words, bounds, sizes, stored, lo, hi, ids, rows, store, first, lengths,
+def _number_block(words, starts, sizes, stored, lo, hi, ids, rows, store, first, lengths,
                   n, n_words, hash_mask):
     """Tokens ``lo .. hi - 1`` of :func:`_number` into a table with room for all of them:
     no rehash inside (a loop that may replace its table ran 1.7 times slower on known
     tokens). Returns ``(n, n_words)``."""
     mask = np.uint64(rows.shape[0] - 1)
     for t in range(lo, hi):
-        if stored:                               # another table's token, lowercased
-            pos = 8 * bounds[t]
-            length = sizes[t]
-        else:                                    # the zero-separated tokens of a chunk
-            pos = bounds[t - 1] + 1 if t else 0
-            length = bounds[t] - pos
+        pos = starts[t]
+        length = sizes[t]
         w = _read(words, pos, length, stored)
         h = _mixed(w ^ _SEED)
         for j in range(1, (length + 7) >> 3):   # a long token: the rest, a word at a time
@@ -164,26 +160,25 @@ def _number_block(words, bounds, sizes, stored, lo, hi, ids, rows, store, first,
 
 
 @njit(cache=True, nogil=True)
-def _number(words, bounds, sizes, stored, ids, rows, store, first, lengths, n, n_words,
+def _number(words, starts, sizes, stored, ids, rows, store, first, lengths, n, n_words,
             hash_mask):
-    """Ids of the tokens of ``words`` into ``ids``: the zero-separated tokens of a chunk,
-    token ``t`` ending at byte ``bounds[t]``; or, with ``stored``, the tokens of another
-    table's store (``sizes[t]`` bytes from word ``bounds[t]``), their ASCII letters
-    lowercased. A known token gets its id, a new one the next (``n``, ``n + 1``, ...),
+    """Ids of the tokens of ``words`` into ``ids``: token ``t`` is the ``sizes[t]`` bytes
+    from byte ``starts[t]`` (the zero-separated tokens of a chunk, spans of a buffer or
+    another table's store), with ``stored`` its ASCII letters lowercased. A known token gets its id, a new one the next (``n``, ``n + 1``, ...),
     its bytes appended to ``store`` from word ``n_words`` on (``first``, ``lengths``).
     The caller makes room in ``store``, ``first`` and ``lengths`` for every token being
     new. Returns ``(rows, n, n_words)``: ``rows`` is a larger table when the old one
     would have been more than half full. The tokens' bounds are known beforehand, so
     their hashing and probes do not wait on one another."""
     block = 4096
-    for lo in range(0, len(bounds), block):
-        hi = min(lo + block, len(bounds))
+    for lo in range(0, len(starts), block):
+        hi = min(lo + block, len(starts))
         size = rows.shape[0]
         while 2 * (n + hi - lo) > size:          # room for every token being new
             size *= 2
         if size > rows.shape[0]:
             rows = _rehashed(rows, size)
-        n, n_words = _number_block(words, bounds, sizes, stored, lo, hi, ids, rows, store,
+        n, n_words = _number_block(words, starts, sizes, stored, lo, hi, ids, rows, store,
                                    first, lengths, n, n_words, hash_mask)
     return rows, n, n_words
 
@@ -295,24 +290,43 @@ class TokenTable:
             return None                           # a token holds the separator
         if len(data) >= _MAX_LENGTH and np.diff(ends, prepend=-1).max() - 1 > _MAX_LENGTH:
             return None                           # a token too long for a row's length
-        return self._numbered(words, ends, ends, False, len(data) // 8 + n_tokens)
+        starts = np.empty(n_tokens, np.int64)
+        starts[:1] = 0
+        starts[1:] = ends[:-1] + 1
+        return self._numbered(words, starts, ends - starts, False, len(data) // 8 + n_tokens)
 
-    def add_lowered(self, other, lo):
-        """Ids of the tokens ``lo ..`` of the table ``other``, their ASCII letters
-        lowercased (all that ``str.lower`` does to ASCII), numbered here; read from
+    def add_spans(self, buffer, starts, ends):
+        """Ids of the tokens ``buffer[starts[t]:ends[t]]`` (the spans of
+        :func:`~nlpfeat.text._counting._compiled_tokens.token_spans`: ``buffer.base`` a
+        zero-padded array of 64-bit words), new tokens numbered after the known ones; None
+        (nothing added) for a token too long for a row."""
+        sizes = ends - starts
+        if not _LITTLE or (len(sizes) and sizes.max() > _MAX_LENGTH):
+            return None
+        words = buffer.base
+        return self._numbered(words, starts, sizes, False,
+                              int(((sizes + 7) >> 3).sum()))
+
+    def add_table(self, other, lo=0, *, lower=False):
+        """Ids of the tokens ``lo ..`` of the table ``other`` numbered here, with ``lower``
+        their ASCII letters lowercased (all that ``str.lower`` does to ASCII); read from
         ``other``'s store, never decoded."""
         n_words = other._n_words - (other._first[lo] if lo < other.n else other._n_words)
-        return self._numbered(other._store, other._first[lo:other.n],
-                              other._lengths[lo:other.n], True, int(n_words))
+        return self._numbered(other._store, other._first[lo:other.n] * 8,
+                              other._lengths[lo:other.n], lower, int(n_words))
 
-    def _numbered(self, words, bounds, sizes, stored, max_words):
-        n_tokens = len(bounds)
+    def add_lowered(self, other, lo):
+        """:meth:`add_table` with ``lower=True``."""
+        return self.add_table(other, lo, lower=True)
+
+    def _numbered(self, words, starts, sizes, stored, max_words):
+        n_tokens = len(starts)
         self._first = grown(self._first, self.n + n_tokens, keep=self.n)
         self._lengths = grown(self._lengths, self.n + n_tokens, keep=self.n)
         self._store = grown(self._store, self._n_words + max_words, keep=self._n_words)
         ids = np.empty(n_tokens, np.int64)
         self._rows, self.n, self._n_words = _number(
-            words, bounds, sizes, stored, ids, self._rows, self._store, self._first,
+            words, starts, sizes, stored, ids, self._rows, self._store, self._first,
             self._lengths, self.n, self._n_words, np.uint64(self.hash_mask))
         return ids
 

@@ -7,20 +7,17 @@ concatenated; the weights of a chunk of documents form one dense (tokens x posit
 block normalised per document in log space (the kernels' segment loops), summed per
 (document, term) into that chunk's CSR rows, which are joined at the end.
 """
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.kernels._shared import (
     ENGINES,
     TIE_RTOL,
@@ -32,10 +29,10 @@ from nlpfeat.kernels._shared import (
 )
 from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
-    TextMixin,
     check_not_dataframe,
 )
-from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import (
     check_df_bounds,
     check_vocabulary,
@@ -61,7 +58,10 @@ def position_grid(n_positions):
     return np.linspace(0.0, 1.0, n_positions) if n_positions > 1 else np.array([0.5])
 
 
-class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
+@fill_doc
+@estimator_params
+class LocallyWeightedBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin,
+                                BaseEstimator,
                                 auto_wrap_output_keys=None):
     """Locally weighted bag of words: kernel-smoothed word histograms along each document.
 
@@ -71,11 +71,14 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
     ``mu_j``; every local histogram sums to 1. A huge bandwidth gives the l1-normalised
     bag of words at every point; a small one, the words near ``mu_j``.
 
+    Only word unigrams are used (positions of n-grams are not defined), so there is no
+    ``ngram_range``.
     The output is a sparse matrix, so ``set_output`` is not offered (as scikit-learn's
     vectorizers).
 
     Parameters
     ----------
+    %(token_options)s
     n_positions : int, default=5
         Number of points ``mu_j`` along the document.
     kernel : str, Kernel or callable, default="gaussian"
@@ -89,9 +92,6 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
         vector (:class:`PMIEmbedding`, :class:`KernelAttentionPooling`).
     min_df, max_df, max_features, vocabulary
         Vocabulary options, as in ``BagOfWords`` / scikit-learn's ``CountVectorizer``.
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options of :mod:`nlpfeat.text`. Only word unigrams are used
-        (positions of n-grams are not defined), so there is no ``ngram_range``.
     working_memory : float or None, default=None
         MiB that one chunk of the (tokens x positions) weights may use; a document longer
         than that is weighted span by span. Each chunk becomes rows of the output at once,
@@ -107,8 +107,7 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
         round-off (1e-12 in the tests). Most of
         the time of ``transform`` goes to grouping tokens by term and building the
         sparse matrix, which both engines share.
-    verbose : int, default=0
-        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents read.
+    %(verbose)s
     pooling : default="deprecated"
         The former name of ``combine``: still accepted with a ``FutureWarning``, removed
         in 0.3.
@@ -180,48 +179,18 @@ class LocallyWeightedBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
         **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, *, n_positions=5, kernel="gaussian", bandwidth=0.2, combine="concat",
-                 min_df=1, max_df=1.0, max_features=None, vocabulary=None, input="content",
-                 encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
-                 token_pattern=None, stemmer=None, stop_words=None, working_memory=None,
-                 engine="auto", verbose=0, pooling=DEPRECATED):
-        self.n_positions = n_positions
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.combine = combine
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.working_memory = working_memory
-        self.engine = engine
-        self.verbose = verbose
-        self.pooling = pooling
-
-    @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the vocabulary of the documents.
-
-        Parameters
-        ----------
-        X : iterable of str (or of token lists with ``input="tokens"``)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : LocallyWeightedBagOfWords
-        """
-        self._fit(X)
-        return self
+    n_positions: Any = 5
+    kernel: Any = "gaussian"
+    bandwidth: Any = 0.2
+    combine: Any = "concat"
+    min_df: Any = 1
+    max_df: Any = 1.0
+    max_features: Any = None
+    vocabulary: Any = None
+    working_memory: Any = None
+    engine: Any = "auto"
+    verbose: Any = 0
+    pooling: Any = DEPRECATED
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):

@@ -8,7 +8,9 @@ and every per-document reduction runs over document offsets (in the kernels' seg
 loops, :mod:`nlpfeat.kernels._shared`); the only Python loop is over chunks of documents
 sized by ``working_memory``.
 """
+import dataclasses
 import warnings
+from typing import Any
 
 import numpy as np
 from sklearn.base import (
@@ -19,15 +21,10 @@ from sklearn.base import (
 )
 
 from nlpfeat._chunking import chunk_n_rows
-from nlpfeat._validation import (
-    HasMethods,
-    Interval,
-    Real,
-    StrOptions,
-    check_finite,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import (HasMethods, Interval, Real, StrOptions, check_finite,
+                                 check_is_fitted, fit_context)
 from nlpfeat.kernels._shared import (
     ENGINES,
     attention_pool,
@@ -41,8 +38,9 @@ from nlpfeat.kernels._shared import (
     segment_ids,
     segment_kernel_weights,
 )
-from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty, reiterable
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._kernel_features._segments import lookup_ids, segment_chunks
 from nlpfeat.text._kernel_features._token_vectors import resolve_embeddings
 from nlpfeat.text._vectorizers._schemes import sklearn_idf
@@ -96,7 +94,9 @@ def _long_attention_pool(doc, kernel, bandwidth, *, query=None, token_weights=No
     return pooled[None, :], weights
 
 
-class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+@fill_doc
+@estimator_params
+class KernelAttentionPooling(TokenOptions, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                              BaseEstimator):
     """Document vectors by kernel (Nadaraya-Watson) attention over their token vectors.
 
@@ -104,6 +104,10 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     idf-weighted mean vector, or a fixed vector. The document vector is the attention
     average of the token vectors, with weights a normalised kernel of the distance between
     the query and each token vector, normalised in log space (log-sum-exp).
+
+    With ``input="tokens"`` (each document a list of tokens, the gensim convention) only
+    ``lowercase``, ``stop_words`` and ``stemmer`` of the text options apply; pass
+    ``lowercase=False`` for case-sensitive embeddings.
 
     Parameters
     ----------
@@ -113,6 +117,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         ``embeddings_`` (matrix). An estimator that is not fitted yet (no ``embeddings_``)
         is cloned and fitted on the documents given to ``fit``, so its parameters can be
         grid-searched (``embeddings__<param>``).
+    %(token_options)s
     query : {"mean", "idf"} or array-like of shape (d,), default="mean"
         ``"mean"``: the mean of the document's known token vectors (one term per
         occurrence); ``"idf"``: their mean weighted by the inverse document frequency
@@ -129,14 +134,6 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         token sits at ``u = 1``); ``"scott"`` / ``"silverman"``: the normal-reference rule
         (per dimension) on the vectors of the distinct known tokens of the training
         documents, which in high dimension gives sharply peaked weights.
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        As every nlpfeat text estimator: documents are strings by default (or files),
-        tokenized with the options below; ``"tokens"``: each document is a list of tokens
-        (the gensim convention).
-    encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options of :mod:`nlpfeat.text` (see ``BagOfWords``); with
-        ``input="tokens"`` only ``lowercase``, ``stop_words`` and ``stemmer`` apply. Pass
-        ``lowercase=False`` for case-sensitive embeddings.
     working_memory : float or None, default=None
         MiB that one chunk of token vectors may use (None: the package default); a
         document longer than that is read span by span.
@@ -210,24 +207,12 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
-    def __init__(self, embeddings, *, query="mean", kernel="gaussian", bandwidth="median",
-                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 working_memory=None, engine="auto"):
-        self.embeddings = embeddings
-        self.query = query
-        self.kernel = kernel
-        self.bandwidth = bandwidth
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.working_memory = working_memory
-        self.engine = engine
+    embeddings: Any = dataclasses.field(kw_only=False)
+    query: Any = "mean"
+    kernel: Any = "gaussian"
+    bandwidth: Any = "median"
+    working_memory: Any = None
+    engine: Any = "auto"
 
     def _needs_fitting(self):
         emb = self.embeddings
@@ -331,9 +316,7 @@ class KernelAttentionPooling(TextMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     def transform(self, X):
         """Pool each document's token vectors into one vector.
 
-        Parameters
-        ----------
-        X : iterable of documents
+        %(transform_parameters)s
 
         Returns
         -------

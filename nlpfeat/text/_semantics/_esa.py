@@ -13,16 +13,8 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from nlpfeat._chunking import gen_row_chunks, map_chunks
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
 from nlpfeat._persist import PlainStateMixin
-from nlpfeat._validation import (
-    HasMethods,
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._validation import (HasMethods, Integral, Interval, Real, StrOptions, check_is_fitted,
+                                 fit_context, validate_data)
 from nlpfeat.text._base._documents import ReadOnceMixin, check_not_bag, reiterable
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 from nlpfeat.text._vectorizers._tfidf import TfidfVectorizer

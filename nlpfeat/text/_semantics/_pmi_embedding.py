@@ -1,5 +1,7 @@
 """PMIEmbedding: word vectors from the truncated SVD of a (shifted) PPMI matrix."""
+import dataclasses
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -12,17 +14,13 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Options,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
-from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import (Integral, Interval, Options, Real, StrOptions, check_is_fitted,
+                                 fit_context)
+from nlpfeat.text._base._analyzer import TOKEN_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._documents import check_corpus_nonempty, is_one_shot
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._pair_counts import PairCounts, counting_limit, doc_chunks
 from nlpfeat.text._counting._pair_merge import UpperCounts, count_upper_pairs
 from nlpfeat.text._counting._term_counts import chunk_tokens
@@ -66,6 +64,7 @@ def randomized_svd(A, n_components, *, n_iter=5, random_state=None, dtype=np.flo
     ----------
     A : sparse matrix of shape (n_rows, n_cols)
     n_components : int
+    %(token_options)s
     n_iter : int, default=5
     random_state : RandomState instance
     dtype : {np.float64, np.float32}, default=np.float64
@@ -135,7 +134,9 @@ def operator_svd(matmul, rmatmul, shape, n_components, *, n_iter=5, random_state
 
 
 
-class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
+@fill_doc
+@estimator_params
+class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMixin,
                    BaseEstimator):
     """Word embeddings from the truncated SVD of the positive PMI matrix (PPMI-SVD).
 
@@ -191,10 +192,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
         unbounded number of rare words, at the price of approximate counts near the
         pruning threshold. None (the default) never prunes: every count is exact.
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        The shared text options (see :class:`nlpfeat.text.BagOfWords`).
-    verbose : int, default=0
-        As in :class:`nlpfeat.text.BagOfWords`: a progress bar over the documents read.
+    %(verbose)s
     weighting : default="deprecated"
         The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
         :class:`~nlpfeat.text.TermWeighting`): still accepted with a ``FutureWarning``,
@@ -279,35 +277,21 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         "verbose": ["verbose"],
     }
 
-    def __init__(self, n_components=100, *, window=5, min_count=5, alpha=0.75, eig=0.5,
-                 shift=1, context_weighting="uniform", pooling="mean", dtype=np.float64,
-                 n_iter=5, random_state=None, working_memory=None, prune_at=None,
-                 input="content", encoding="utf-8", decode_error="strict", lowercase=True,
-                 tokenizer="regexp", token_pattern=None, stemmer=None, stop_words=None,
-                 verbose=0, weighting=DEPRECATED):
-        self.n_components = n_components
-        self.window = window
-        self.min_count = min_count
-        self.alpha = alpha
-        self.eig = eig
-        self.shift = shift
-        self.context_weighting = context_weighting
-        self.pooling = pooling
-        self.dtype = dtype
-        self.n_iter = n_iter
-        self.random_state = random_state
-        self.working_memory = working_memory
-        self.prune_at = prune_at
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.verbose = verbose
-        self.weighting = weighting
+    n_components: Any = dataclasses.field(default=100, kw_only=False)
+    window: Any = 5
+    min_count: Any = 5
+    alpha: Any = 0.75
+    eig: Any = 0.5
+    shift: Any = 1
+    context_weighting: Any = "uniform"
+    pooling: Any = "mean"
+    dtype: Any = np.float64
+    n_iter: Any = 5
+    random_state: Any = None
+    working_memory: Any = None
+    prune_at: Any = None
+    verbose: Any = 0
+    weighting: Any = DEPRECATED
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -350,15 +334,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TextMixin, TransformerMixin,
         the words seen so far are too few for ``n_components``, the counts are kept,
         the estimator stays unfitted and a warning asks for more batches.
 
-        Parameters
-        ----------
-        X : iterable of str (or of list of str with ``input="tokens"``), or dask.bag.Bag
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        self : PMIEmbedding
+        %(partial_fit_sections)s
         """
         self._check_text_params()
         first = not hasattr(self, "_pair_counts")

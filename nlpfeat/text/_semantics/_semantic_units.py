@@ -5,8 +5,10 @@ vectors merges such words into one unit and shrinks the feature space. Distribut
 vectors (PMI, word2vec) group *substitutable* words, which includes antonyms ("a good/bad
 person"), so the units must be inspected: ``units_`` lists them.
 """
+import dataclasses
 import warnings
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,19 +16,15 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils import check_random_state
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_param
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._base._analyzer import (
     TOKEN_PARAMETER_CONSTRAINTS,
-    TextMixin,
     warn_user,
 )
-from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
+from nlpfeat.text._base._options import TokenOptions
 from nlpfeat.text._counting._vocabulary import count_matrix, terms_in_column_order
 from nlpfeat.text._semantics._pmi_embedding import PMIEmbedding
 
@@ -78,7 +76,9 @@ def _cluster(unit_vectors, n_units, method, rng):
                                    linkage="average").fit_predict(unit_vectors)
 
 
-class SemanticUnitBagOfWords(TextMixin, TransformerMixin, BaseEstimator,
+@fill_doc
+@estimator_params
+class SemanticUnitBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin, BaseEstimator,
                              auto_wrap_output_keys=None):
     """Count semantic units (clusters of word vectors) per document (sparse).
 
@@ -99,6 +99,7 @@ default=None
         ``PMIEmbedding`` is cloned and fitted on the training documents' tokens (after this
         estimator's tokenizer, lowercasing, stop words and stemmer); None fits
         ``PMIEmbedding(random_state=random_state)`` so.
+    %(token_options)s
     n_units : int, default=100
         Number of clusters of words with a vector. k-means leaves clusters empty when the
         vectors point in fewer directions; those are dropped, with a warning.
@@ -112,11 +113,8 @@ default=None
         Words (most frequent first) in each unit's feature name, ``good/bad/great``.
     random_state : int, RandomState instance or None, default=None
         Seeds k-means and the PMIEmbedding fitted when ``embeddings`` is None.
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words
-        As in :class:`~nlpfeat.text.BagOfWords`.
     dtype : numpy dtype, default=np.int64
-    verbose : int, default=0
-        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents read.
+    %(verbose)s
     embedding, n_top_words : default="deprecated"
         The former names of ``embeddings`` (spelled as in
         :class:`~nlpfeat.text.KernelAttentionPooling`) and ``topn`` (nlpfeat's name for a
@@ -180,29 +178,16 @@ default=None
         "verbose": ["verbose"],
     }
 
-    def __init__(self, embeddings=None, *, n_units=100, clustering="kmeans", unknown="drop",
-                 topn=3, random_state=None, input="content", encoding="utf-8",
-                 decode_error="strict", lowercase=True, tokenizer="regexp", token_pattern=None,
-                 stemmer=None, stop_words=None, dtype=np.int64, verbose=0,
-                 embedding=DEPRECATED, n_top_words=DEPRECATED):
-        self.embeddings = embeddings
-        self.n_units = n_units
-        self.clustering = clustering
-        self.unknown = unknown
-        self.topn = topn
-        self.random_state = random_state
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.dtype = dtype
-        self.verbose = verbose
-        self.embedding = embedding
-        self.n_top_words = n_top_words
+    embeddings: Any = dataclasses.field(default=None, kw_only=False)
+    n_units: Any = 100
+    clustering: Any = "kmeans"
+    unknown: Any = "drop"
+    topn: Any = 3
+    random_state: Any = None
+    dtype: Any = np.int64
+    verbose: Any = 0
+    embedding: Any = DEPRECATED
+    n_top_words: Any = DEPRECATED
 
     @property
     def embedding_(self):
@@ -303,30 +288,10 @@ default=None
         return (words @ assign).tocsr().astype(self.dtype)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Cluster the words of ``X`` into units.
-
-        Parameters
-        ----------
-        X : iterable of documents
-            Consumed once.
-        y : ignored
-
-        Returns
-        -------
-        self : SemanticUnitBagOfWords
-        """
-        self._fit(X)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
         """Cluster the words of ``X`` and count the units of each document (one pass).
 
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
+        %(fit_transform_parameters)s
 
         Returns
         -------
@@ -337,9 +302,7 @@ default=None
     def transform(self, X):
         """Count the units of each document of ``X`` (words outside every unit are ignored).
 
-        Parameters
-        ----------
-        X : iterable of documents
+        %(transform_parameters)s
 
         Returns
         -------
@@ -351,13 +314,7 @@ default=None
     def get_feature_names_out(self, input_features=None):
         """Each unit's ``topn`` most frequent words joined by ``/``.
 
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         check_is_fitted(self, "unit_of_word_")
         topn = renamed_param(self, "n_top_words", "topn")

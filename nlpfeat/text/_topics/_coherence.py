@@ -18,13 +18,7 @@ from collections.abc import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    StrOptions,
-    check_finite,
-    validate_params,
-)
+from nlpfeat._validation import Integral, Interval, StrOptions, check_finite, validate_params
 from nlpfeat.text._base._documents import check_not_bag, iter_documents
 from nlpfeat.text._counting._pair_tables import token_ids
 

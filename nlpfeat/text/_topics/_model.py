@@ -17,15 +17,8 @@ from sklearn.utils.metaestimators import available_if
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat._deprecation import DEPRECATED, renamed_value
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    Real,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._validation import (Integral, Interval, Real, StrOptions, check_is_fitted,
+                                 fit_context, validate_data)
 from nlpfeat.text._base._analyzer import check_not_dataframe
 from nlpfeat.text._base._documents import (
     check_corpus_nonempty,

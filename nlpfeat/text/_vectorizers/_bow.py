@@ -7,36 +7,27 @@ pruned from the statistics (``prune_mask``).
 """
 import copy
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._chunking import check_working_memory
-from nlpfeat._validation import (
-    HasMethods,
-    Integral,
-    Interval,
-    Real,
-    RealNotInt,
-    StrOptions,
-    check_array,
-    check_is_fitted,
-    fit_context,
-)
-from nlpfeat.text._base._analyzer import (
-    TEXT_PARAMETER_CONSTRAINTS,
-    TextMixin,
-    warn_unused,
-    warn_user,
-)
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
+                                 check_array, check_is_fitted, fit_context)
+from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import warn_unused, warn_user
 from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
+from nlpfeat.text._counting._text_pass import TextPass, term_chunks
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
     check_df_bounds,
     check_vocabulary,
-    count_chunks,
     prune_mask,
     remap_columns,
     terms_in_column_order,
@@ -71,6 +62,9 @@ COUNTING_PARAMETER_CONSTRAINTS = {
     "verbose": ["verbose"],
 }
 
+#: ``n_jobs`` of the vectorizers that count on threads (BagOfWords, TfidfVectorizer).
+N_JOBS_CONSTRAINT = {"n_jobs": [Integral, None]}
+
 
 @splitting
 def count_vectorizer_partition(estimator, docs):
@@ -79,11 +73,24 @@ def count_vectorizer_partition(estimator, docs):
     counts = TermCounts(fixed, xlogx=estimator._needs_xlogx())
     return count_terms(estimator._iter_docs(map(strip_line_break, docs)), counts,
                        analyze=estimator._feature_fn(),
-                       working_memory=estimator.working_memory)
+                       working_memory=estimator.working_memory,
+                       text_pass=estimator._text_pass_options())
 
 
-class CountingVectorizerMixin(TextMixin):
+@fill_doc
+@estimator_params
+class CountingVectorizerMixin(TextOptions):
     """Fit/transform skeleton: documents -> pruned document-term counts and ``vocabulary_``."""
+
+    binary: Any = False
+    norm: Any = None
+    min_df: Any = 1
+    max_df: Any = 1.0
+    max_features: Any = None
+    vocabulary: Any = None
+    dtype: Any = np.int64
+    working_memory: Any = None
+    verbose: Any = 0
 
     def _check_params_at_fit(self):
         self._check_text_params()
@@ -100,6 +107,37 @@ class CountingVectorizerMixin(TextMixin):
                                  ("max_features", self.max_features is not None)):
                 if is_set:
                     warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
+
+    #: Private switch: False sends every document through the Python analyzer (tests).
+    _compiled_text = True
+
+    def _text_pass_options(self):
+        """The :class:`TextPass` options when the compiled pass gives exactly the Python
+        analyzer's features, else None (the Python path).
+
+        The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with
+        the default pattern, lowercasing, ``strip_accents`` by name, stop words, unigrams.
+        Anything else (a custom ``token_pattern``, a callable preprocessor, tokenizer,
+        analyzer or accent stripper, another tokenizer, a stemmer, n-grams, the character
+        analyzers, ``input="tokens"``, an estimator with its own features) takes the
+        Python path.
+        """
+        strip_accents = getattr(self, "strip_accents", None)
+        default = (
+            self._compiled_text and self.input != "tokens" and self.analyzer == "word"
+            and tuple(self.ngram_range) == (1, 1) and self.tokenizer in (None, "regexp")
+            and self.token_pattern is None and self.stemmer is None
+            and getattr(self, "preprocessor", None) is None
+            and strip_accents in (None, "ascii", "unicode")
+            and type(self)._feature_fn is TextMixin._feature_fn
+        )
+        if not default:
+            return None
+        preprocess = None if strip_accents is None else self.build_preprocessor()
+        return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
+
+    def _n_jobs(self):
+        return getattr(self, "n_jobs", None)
 
     def _needs_xlogx(self):
         """Whether the statistics must include ``sum tf ln tf`` (log-entropy weights)."""
@@ -217,7 +255,8 @@ class CountingVectorizerMixin(TextMixin):
             counts = bag_term_counts(self, X, count_vectorizer_partition)
         else:
             count_terms(self._iter_docs(X), counts, analyze=self._feature_fn(),
-                        working_memory=self.working_memory, builder=builder)
+                        working_memory=self.working_memory, builder=builder,
+                        text_pass=self._text_pass_options(), n_jobs=self._n_jobs())
         check_corpus_nonempty(counts.n_documents)
         new_of_old = self._learn_vocabulary(counts, strict=True)
         self._term_counts = counts
@@ -250,7 +289,8 @@ class CountingVectorizerMixin(TextMixin):
             batch = bag_term_counts(self, X, count_vectorizer_partition)
         else:
             count_terms(self._iter_docs(X), batch, analyze=self._feature_fn(),
-                        working_memory=self.working_memory)
+                        working_memory=self.working_memory,
+                        text_pass=self._text_pass_options(), n_jobs=self._n_jobs())
         if first:
             check_corpus_nonempty(batch.n_documents)
             counts = batch
@@ -365,9 +405,11 @@ class CountingVectorizerMixin(TextMixin):
                 f"max_features={self.max_features!r}). Feed more documents or loosen these."
             )
         builder = CsrBuilder(dtype)
-        for chunk in count_chunks(self._iter_docs(X), self._transform_lookup(), learn=False,
-                                  analyze=self._feature_fn(),
-                                  chunk_tokens=chunk_tokens(self.working_memory)):
+        for chunk in term_chunks(self._iter_docs(X), self._transform_lookup(), learn=False,
+                                 analyze=self._feature_fn(),
+                                 chunk_tokens=chunk_tokens(self.working_memory),
+                                 working_memory=self.working_memory,
+                                 options=self._text_pass_options(), n_jobs=self._n_jobs()):
             builder.append(chunk)
         counts = builder.to_csr(len(vocabulary))
         if self.binary:
@@ -411,14 +453,7 @@ class CountingVectorizerMixin(TextMixin):
     def get_feature_names_out(self, input_features=None):
         """Feature names (the terms) in column order.
 
-        Parameters
-        ----------
-        input_features : ignored
-            Present for API consistency with scikit-learn transformers.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         return np.asarray(terms_in_column_order(self._fitted_vocabulary()), dtype=object)
 
@@ -463,6 +498,8 @@ def finish_counts(counts, *, norm, dtype):
     return normalize_rows(counts.astype(dtype, copy=False), norm)
 
 
+@fill_doc
+@estimator_params
 class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                  auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of feature counts (bag of words or n-grams).
@@ -473,41 +510,9 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        What the documents are: text (``str``/``bytes``), file names, open files, or lists of
-        tokens that are used as given (no tokenizer).
-    encoding : str, default="utf-8"
-        Encoding used to decode ``bytes``.
-    decode_error : {"strict", "ignore", "replace"}, default="strict"
-        What to do with bytes ``encoding`` cannot decode; ``"strict"`` raises an error naming
-        the document.
-    strip_accents : {"ascii", "unicode"}, callable or None, default=None
-        Remove accents after lowercasing: ``"ascii"`` keeps only characters with an ASCII
-        decomposition, ``"unicode"`` removes combining marks after NFKD (scikit-learn's
-        functions); a callable ``str -> str`` is used as given.
-    lowercase : bool, default=True
-        Lowercase the text before tokenizing.
-    preprocessor : callable or None, default=None
-        Replaces lowercasing and accent stripping: ``str -> str``, applied to each decoded
-        document (to each token with ``input="tokens"``) before tokenizing.
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
-            or None, default="regexp"
-        How to split a document into tokens. ``"regexp"`` (or None) makes every CJK
-        ideograph a token and otherwise finds runs of two or more word characters, exactly
-        like scikit-learn's default ``token_pattern``. ``"jieba"`` needs
-        ``pip install "nlpfeat[zh]"``.
-    token_pattern : str or None, default=None
-        Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default).
-    stemmer : {"porter", "snowball"}, callable or None, default=None
-        Stem each token (nltk's Porter or English Snowball stemmer, or a callable).
-    stop_words : {"english", "chinese"}, list or None, default=None
-        Tokens to remove (after lowercasing, before stemming and n-grams).
-    ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word or character n-grams with ``min_n <= n <= max_n``.
-    analyzer : {"word", "char", "char_wb"} or callable, default="word"
-        Features are word n-grams, character n-grams, or character n-grams inside word
-        boundaries; a callable maps one decoded document to its list of features (returning
-        None or a str is an error).
+    %(token_options)s
+    %(ngram_options)s
+    %(accent_options)s
     binary : bool, default=False
         Record presence (1) instead of counts.
     norm : {"l1", "l2"} or None, default=None
@@ -528,18 +533,18 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         default budget (4 MiB, as for every chunked computation). ``fit`` and ``transform``
         read the corpus once, a chunk at a time, so their peak memory is this budget plus
         the model (vocabulary and per-term counts) plus the output, not the corpus.
-    verbose : int, default=0
-        With 1 or more, a progress bar on stderr over the documents read (the bytes, with
-        the rate in MB/s, of a :class:`~nlpfeat.datasets.Corpus`); 0 is silent.
+    n_jobs : int or None, default=None
+        Threads that tokenize and count chunks of documents at once (joblib's meaning:
+        None is 1, -1 every core); the output is the same for every ``n_jobs``. With the
+        default word analyzer (see Notes) the documents take nlpfeat's compiled text pass,
+        which releases the GIL; other settings count in Python, on one thread.
+    %(verbose)s
 
     Attributes
     ----------
     vocabulary_ : dict
         Term -> column index (columns in sorted term order when learned).
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
 
     See Also
     --------
@@ -567,6 +572,11 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     the partitions are counted on the workers and merged by a tree reduction, so the
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
+    **Compiled text pass.** With the default tokenizer and pattern, ``analyzer="word"``,
+    ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
+    named, documents are tokenized and counted by compiled code (no Python object per
+    token), with exactly the tokens, lowercasing and stop words of the Python path; other
+    settings take the Python path.
     Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
     ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.
 
@@ -585,51 +595,6 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     _parameter_constraints = {
         **COUNTING_PARAMETER_CONSTRAINTS,
         "norm": [StrOptions({"l1", "l2"}), None],
+        **N_JOBS_CONSTRAINT,
     }
-
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        binary=False,
-        norm=None,
-        min_df=1,
-        max_df=1.0,
-        max_features=None,
-        vocabulary=None,
-        dtype=np.int64,
-        working_memory=None,
-        verbose=0,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.binary = binary
-        self.norm = norm
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.dtype = dtype
-        self.working_memory = working_memory
-        self.verbose = verbose
+    n_jobs: Any = None

@@ -5,19 +5,19 @@ of ``n`` tokens is expected to hold ``n * p_w`` occurrences of a word of corpus 
 ``p_w``; a frequent word that does not occur gets a negative score, a word too rare to be
 expected in a document of that length gets a score near zero, whether it occurs or not.
 """
+import dataclasses
+from typing import Any
+
 import numpy as np
 from scipy.special import xlogy
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
-from nlpfeat.text._base._documents import check_corpus_nonempty
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
+from nlpfeat._validation import Integral, Interval, StrOptions, check_is_fitted, fit_context
+from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
+from nlpfeat.text._base._documents import OnePassFitMixin, check_corpus_nonempty
+from nlpfeat.text._base._options import NgramOptions
 from nlpfeat.text._counting._vocabulary import (
     count_matrix,
     prune_vocabulary,
@@ -77,7 +77,9 @@ def count_deviation(counts, lengths, rates, statistic="poisson"):
     return out
 
 
-class CountDeviation(TextMixin, TransformerMixin, BaseEstimator):
+@fill_doc
+@estimator_params
+class CountDeviation(NgramOptions, OnePassFitMixin, TransformerMixin, BaseEstimator):
     """Score each frequent word by the deviation of its count from the expected count.
 
     ``fit`` learns the ``max_features`` words most frequent over the corpus and each word's
@@ -94,15 +96,15 @@ class CountDeviation(TextMixin, TransformerMixin, BaseEstimator):
     max_features : int, default=1000
         Number of words kept, the most frequent over the fit corpus (ties broken as
         scikit-learn's ``CountVectorizer`` does).
+    %(token_options)s
+    %(ngram_options)s
     statistic : {"poisson", "binomial", "g"}, default="poisson"
         ``"poisson"``: ``(x - E) / sqrt(E)``. ``"binomial"``: ``(x - E) / sqrt(E (1 - p))``,
         ``x`` out of ``n`` draws of probability ``p``. ``"g"``: the binomial log-likelihood
         ratio statistic ``G = 2 sum obs ln(obs / exp)`` over the cells ``(x, n - x)``
         against ``(E, n - E)``, signed by ``x - E`` (``G`` is on the scale of a squared
         z-score; ``sign * sqrt(|G|)`` puts it back on the z scale).
-    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, \
-stop_words, ngram_range, analyzer, verbose
-        As in :class:`~nlpfeat.text.BagOfWords`.
+    %(verbose)s
 
     Attributes
     ----------
@@ -150,23 +152,9 @@ stop_words, ngram_range, analyzer, verbose
         "verbose": ["verbose"],
     }
 
-    def __init__(self, max_features=1000, *, statistic="poisson", input="content",
-                 encoding="utf-8", decode_error="strict", lowercase=True, tokenizer="regexp",
-                 token_pattern=None, stemmer=None, stop_words=None, ngram_range=(1, 1),
-                 analyzer="word", verbose=0):
-        self.max_features = max_features
-        self.statistic = statistic
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.lowercase = lowercase
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.verbose = verbose
+    max_features: Any = dataclasses.field(default=1000, kw_only=False)
+    statistic: Any = "poisson"
+    verbose: Any = 0
 
     def _counts(self, X, vocabulary=None):
         """Counts over ``vocabulary`` (learned when None) and every document's length."""
@@ -183,31 +171,10 @@ stop_words, ngram_range, analyzer, verbose
         return counts, vocabulary, np.asarray(lengths, dtype=np.float64)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the most frequent words of ``X`` and their corpus rates.
-
-        Parameters
-        ----------
-        X : iterable of documents
-            Consumed once.
-        y : ignored
-
-        Returns
-        -------
-        self : CountDeviation
-        """
-        self._fit(X)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
         """Learn the words and rates of ``X`` and return its deviations (one pass).
 
-        Parameters
-        ----------
-        X : iterable of documents
-            Consumed once: a generator works.
-        y : ignored
+        %(fit_transform_parameters)s
 
         Returns
         -------
@@ -236,9 +203,7 @@ stop_words, ngram_range, analyzer, verbose
     def transform(self, X):
         """Deviation of each kept word's count in each document of ``X``.
 
-        Parameters
-        ----------
-        X : iterable of documents
+        %(transform_parameters)s
 
         Returns
         -------
@@ -251,13 +216,7 @@ stop_words, ngram_range, analyzer, verbose
     def get_feature_names_out(self, input_features=None):
         """The kept words, in column order.
 
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         check_is_fitted(self, "vocabulary_")
         return np.asarray(terms_in_column_order(self.vocabulary_), dtype=object)

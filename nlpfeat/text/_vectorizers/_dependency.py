@@ -18,17 +18,13 @@ from itertools import pairwise
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._docstrings import fill_doc
 from nlpfeat._progress import track
-from nlpfeat._validation import (
-    Integral,
-    Interval,
-    RealNotInt,
-    StrOptions,
-    check_is_fitted,
-    fit_context,
-)
+from nlpfeat._validation import (Integral, Interval, RealNotInt, StrOptions, check_is_fitted,
+                                 fit_context)
 from nlpfeat.text._base._documents import (
     DECODE_ERRORS,
+    OnePassFitMixin,
     check_corpus_nonempty,
     check_not_bag,
 )
@@ -85,7 +81,8 @@ def _from_doc(doc, index):
     return sentences
 
 
-class DependencyBagOfWords(TransformerMixin, BaseEstimator,
+@fill_doc
+class DependencyBagOfWords(OnePassFitMixin, TransformerMixin, BaseEstimator,
                            auto_wrap_output_keys=None):
     """Count dependency relations ``head|relation|dependent`` per document (sparse).
 
@@ -150,8 +147,7 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator,
     max_features : int or None, default=None
         Keep only the ``max_features`` features most frequent over the corpus.
     dtype : numpy dtype, default=np.int64
-    verbose : int, default=0
-        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents read.
+    %(verbose)s
 
     Attributes
     ----------
@@ -361,31 +357,10 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator,
         return counts
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
-        """Learn the dependency features of the documents ``X`` (consumed once).
-
-        Parameters
-        ----------
-        X : iterable of documents
-            CoNLL-U strings (or bytes), file names (``input="filename"``), open files
-            (``input="file"``), or parsed spaCy ``Doc`` objects.
-        y : ignored
-
-        Returns
-        -------
-        self : DependencyBagOfWords
-        """
-        self._fit(X)
-        return self
-
-    @fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y=None):
         """Learn the features and return the document-feature counts (one pass over ``X``).
 
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
+        %(fit_transform_parameters)s
 
         Returns
         -------
@@ -396,9 +371,7 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator,
     def transform(self, X):
         """Count the fitted features in ``X`` (unseen ones are ignored).
 
-        Parameters
-        ----------
-        X : iterable of documents
+        %(transform_parameters)s
 
         Returns
         -------
@@ -413,13 +386,7 @@ class DependencyBagOfWords(TransformerMixin, BaseEstimator,
     def get_feature_names_out(self, input_features=None):
         """The features (``head|relation|dependent`` strings) in column order.
 
-        Parameters
-        ----------
-        input_features : ignored
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
+        %(feature_names_sections)s
         """
         check_is_fitted(self, "vocabulary_")
         return np.asarray(terms_in_column_order(self.vocabulary_), dtype=object)

@@ -1,14 +1,18 @@
 """Feature hashing of documents: scikit-learn's ``HashingVectorizer``, on compiled passes.
 
-Documents -> features (``TextMixin``: the same options as every nlpfeat vectorizer) ->
+Documents -> features (``TextOptions``: the same options as every nlpfeat vectorizer) ->
 spans of one UTF-8 buffer per chunk (``_chunk_spans``) -> MurmurHash3 and the sums of
 each row, compiled (``nlpfeat.text._counting._murmur``) -> CSR, then scikit-learn's own
 ``normalize``. Nothing is learnt: ``fit`` only checks the parameters.
 """
+from typing import Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import (
     Integral,
     Interval,
@@ -19,10 +23,10 @@ from nlpfeat._validation import (
 from nlpfeat.text._base._analyzer import (
     _WHITE_SPACES,
     TEXT_PARAMETER_CONSTRAINTS,
-    TextMixin,
     check_encoding,
     check_ngram_range,
 )
+from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._spans import encode_texts, spans_of_token_lists
 from nlpfeat.text._vectorizers._schemes import normalize_rows
@@ -35,7 +39,10 @@ _CHUNK_SIZE = 1 << 18
 _INT32_MAX = np.iinfo(np.int32).max
 
 
-class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
+@fill_doc
+@estimator_params
+class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
+                        auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of hashed feature counts (the hashing trick).
 
     The nlpfeat counterpart of scikit-learn's ``HashingVectorizer``, equal to it bit for
@@ -48,38 +55,15 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
     makes collisions cancel on average instead of adding up. Hashing and the sums of each
     row run in compiled code, a chunk of documents at a time.
 
+    The text options are the shared ones of :mod:`nlpfeat.text`; pass
+    ``token_pattern=r"(?u)\\b\\w\\w+\\b"`` for scikit-learn's tokens on CJK text too, and
+    ``analyzer="char_wb"`` follows scikit-learn's white-space rules.
+
     Parameters
     ----------
-    input : {"content", "filename", "file", "tokens"}, default="content"
-        What the documents are: text (``str``/``bytes``), file names, open files, or lists of
-        tokens used as given (no tokenizer).
-    encoding : str, default="utf-8"
-        Encoding used to decode ``bytes``.
-    decode_error : {"strict", "ignore", "replace"}, default="strict"
-        What to do with bytes ``encoding`` cannot decode.
-    strip_accents : {"ascii", "unicode"}, callable or None, default=None
-        Remove accents after lowercasing (scikit-learn's functions, or a callable).
-    lowercase : bool, default=True
-        Lowercase the text before tokenizing.
-    preprocessor : callable or None, default=None
-        Replaces lowercasing and accent stripping: ``str -> str``.
-    tokenizer : {"regexp", "treebank", "wordpunct", "whitespace", "char", "jieba"}, callable \
-            or None, default="regexp"
-        How to split a document into tokens; ``"regexp"`` (or None) is scikit-learn's
-        default pattern with every CJK ideograph a token of its own.
-    token_pattern : str or None, default=None
-        Regular expression for ``tokenizer="regexp"`` (``None``: the CJK-aware default;
-        pass ``r"(?u)\\b\\w\\w+\\b"`` for scikit-learn's tokens on CJK text too).
-    stemmer : {"porter", "snowball"}, callable or None, default=None
-        Stem each token.
-    stop_words : {"english", "chinese"}, list or None, default=None
-        Tokens to remove before forming n-grams.
-    ngram_range : tuple (min_n, max_n), default=(1, 1)
-        Word or character n-grams with ``min_n <= n <= max_n``.
-    analyzer : {"word", "char", "char_wb"} or callable, default="word"
-        Features are word n-grams, character n-grams, or character n-grams inside word
-        boundaries (scikit-learn's white-space rules); a callable maps one decoded
-        document to its list of str features.
+    %(token_options)s
+    %(ngram_options)s
+    %(accent_options)s
     n_features : int, default=2**20
         Number of columns; ``1 <= n_features < 2**31 - 1``. Small values give more
         collisions; a power of two spreads the columns evenly.
@@ -93,8 +77,7 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
     dtype : numpy dtype, default=np.float64
         Type of the matrix: a float or signed integer type (float64 with ``norm`` and an
         integer type, as scikit-learn's ``normalize`` returns).
-    verbose : int, default=0
-        As in :class:`~nlpfeat.text.BagOfWords`: a progress bar over the documents ``transform`` reads.
+    %(verbose)s
 
     See Also
     --------
@@ -133,46 +116,12 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
         "verbose": ["verbose"],
     }
 
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        n_features=2**20,
-        binary=False,
-        norm="l2",
-        alternate_sign=True,
-        dtype=np.float64,
-        verbose=0,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.n_features = n_features
-        self.binary = binary
-        self.norm = norm
-        self.alternate_sign = alternate_sign
-        self.dtype = dtype
-        self.verbose = verbose
+    n_features: Any = 2**20
+    binary: Any = False
+    norm: Any = "l2"
+    alternate_sign: Any = True
+    dtype: Any = np.float64
+    verbose: Any = 0
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -197,24 +146,14 @@ class HashingVectorizer(TextMixin, TransformerMixin, BaseEstimator, auto_wrap_ou
     def partial_fit(self, X, y=None):
         """Check the parameters, as scikit-learn's ``partial_fit``; ``X`` is not read.
 
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
-
-        Returns
-        -------
-        self : HashingVectorizer
+        %(partial_fit_sections)s
         """
         return self
 
     def fit_transform(self, X, y=None):
         """``fit(X).transform(X)``, reading ``X`` once (``fit`` does not read it).
 
-        Parameters
-        ----------
-        X : iterable of documents
-        y : ignored
+        %(fit_transform_parameters)s
 
         Returns
         -------

@@ -1,10 +1,12 @@
 """Positional bag of words: counts of (position, term) pairs such as ``"0|你"``."""
 import re
 from functools import partial
+from typing import Any
 
-import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions
 from nlpfeat.text._base._analyzer import Chain, check_ngram_range
 from nlpfeat.text._vectorizers._bow import (
@@ -42,6 +44,8 @@ def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
     return [(k + 1).bit_length() - 1 for k in starts]
 
 
+@fill_doc
+@estimator_params
 class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                            auto_wrap_output_keys=None):
     """Count (position, term) pairs: a bag of words that knows where each word occurs.
@@ -61,8 +65,8 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
-token_pattern, stemmer, stop_words, ngram_range, binary, norm, min_df, max_df, max_features, \
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
+ngram_range, strip_accents, preprocessor, binary, norm, min_df, max_df, max_features, \
 vocabulary, dtype, working_memory, verbose
         As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
     analyzer : {"word", "char"} or callable, default="word"
@@ -79,10 +83,7 @@ vocabulary, dtype, working_memory, verbose
     ----------
     vocabulary_ : dict
         Feature name (``"position|term"``) -> column index.
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
 
     See Also
     --------
@@ -108,58 +109,9 @@ vocabulary, dtype, working_memory, verbose
         "n_bins": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        position="absolute",
-        max_position=None,
-        n_bins=10,
-        binary=False,
-        norm=None,
-        min_df=1,
-        max_df=1.0,
-        max_features=None,
-        vocabulary=None,
-        dtype=np.int64,
-        working_memory=None,
-        verbose=0,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.position = position
-        self.max_position = max_position
-        self.n_bins = n_bins
-        self.binary = binary
-        self.norm = norm
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.dtype = dtype
-        self.working_memory = working_memory
-        self.verbose = verbose
+    position: Any = "absolute"
+    max_position: Any = None
+    n_bins: Any = 10
 
     def _units_fn(self):
         """Callable doc -> units (tokens, characters or the callable analyzer's output)."""

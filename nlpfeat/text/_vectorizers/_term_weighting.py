@@ -13,16 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 
-from nlpfeat._validation import (
-    Interval,
-    Real,
-    StrOptions,
-    check_2d,
-    check_finite,
-    check_is_fitted,
-    fit_context,
-    validate_data,
-)
+from nlpfeat._validation import (Interval, Real, StrOptions, check_2d, check_finite,
+                                 check_is_fitted, fit_context, validate_data)
 from nlpfeat.text._base._analyzer import warn_unused, warn_user
 from nlpfeat.text._base._documents import is_one_shot
 from nlpfeat.text._vectorizers._schemes import (

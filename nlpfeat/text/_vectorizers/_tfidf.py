@@ -1,14 +1,19 @@
 """TF-IDF and its relatives (SMART schemes, Okapi BM25, log-entropy) as one text vectorizer:
 counting (``CountingVectorizerMixin``) followed by :class:`TermWeighting`."""
+from typing import Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import NotFittedError
 
+from nlpfeat._docstrings import fill_doc
+from nlpfeat._params import estimator_params
 from nlpfeat._validation import check_is_fitted
 from nlpfeat.text._base._analyzer import warn_user
 from nlpfeat.text._counting._vocabulary import terms_in_column_order
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
+    N_JOBS_CONSTRAINT,
     CountingVectorizerMixin,
 )
 from nlpfeat.text._vectorizers._term_weighting import (
@@ -19,6 +24,8 @@ from nlpfeat.text._vectorizers._term_weighting import (
 __all__ = ["TfidfVectorizer"]
 
 
+@fill_doc
+@estimator_params
 class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
                       auto_wrap_output_keys=None):
     """Convert documents to a sparse matrix of TF-IDF (or SMART, BM25, log-entropy) weights.
@@ -32,7 +39,9 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
 
     Parameters
     ----------
-    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, token_pattern, stemmer, stop_words, ngram_range, analyzer, binary, min_df, max_df, max_features, vocabulary, working_memory, verbose
+    input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
+ngram_range, analyzer, strip_accents, preprocessor, binary, min_df, max_df, max_features, \
+vocabulary, working_memory, n_jobs, verbose
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
@@ -47,10 +56,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     ----------
     vocabulary_ : dict
         Term -> column index.
-    fixed_vocabulary_ : bool
-        True when the columns are the given ``vocabulary``, False when the vocabulary was
-        learnt from the corpus (scikit-learn's attribute). Before ``fit`` it tells whether
-        ``vocabulary`` is set.
+    %(fixed_vocabulary_attribute)s
     idf_ : ndarray of shape (n_terms,)
         The global weight of each term (idf, SMART global weight, BM25 idf or log-entropy
         weight; ones when ``use_idf=False``), in ``dtype`` when it is a float type. With
@@ -103,75 +109,23 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     _parameter_constraints = {
         **COUNTING_PARAMETER_CONSTRAINTS,
         **WEIGHTING_PARAMETER_CONSTRAINTS,
+        **N_JOBS_CONSTRAINT,
     }
     _count_dtype = np.float64
 
-    def __init__(
-        self,
-        *,
-        input="content",
-        encoding="utf-8",
-        decode_error="strict",
-        strip_accents=None,
-        lowercase=True,
-        preprocessor=None,
-        tokenizer="regexp",
-        token_pattern=None,
-        stemmer=None,
-        stop_words=None,
-        ngram_range=(1, 1),
-        analyzer="word",
-        binary=False,
-        dtype=np.float64,
-        norm="l2",
-        use_idf=True,
-        smooth_idf=True,
-        sublinear_tf=False,
-        smartirs=None,
-        weighting="tfidf",
-        k1=1.5,
-        b=0.75,
-        epsilon=0.25,
-        pivot=None,
-        slope=0.25,
-        min_df=1,
-        max_df=1.0,
-        max_features=None,
-        vocabulary=None,
-        working_memory=None,
-        verbose=0,
-    ):
-        self.input = input
-        self.encoding = encoding
-        self.decode_error = decode_error
-        self.strip_accents = strip_accents
-        self.lowercase = lowercase
-        self.preprocessor = preprocessor
-        self.tokenizer = tokenizer
-        self.token_pattern = token_pattern
-        self.stemmer = stemmer
-        self.stop_words = stop_words
-        self.ngram_range = ngram_range
-        self.analyzer = analyzer
-        self.binary = binary
-        self.dtype = dtype
-        self.norm = norm
-        self.use_idf = use_idf
-        self.smooth_idf = smooth_idf
-        self.sublinear_tf = sublinear_tf
-        self.smartirs = smartirs
-        self.weighting = weighting
-        self.k1 = k1
-        self.b = b
-        self.epsilon = epsilon
-        self.pivot = pivot
-        self.slope = slope
-        self.min_df = min_df
-        self.max_df = max_df
-        self.max_features = max_features
-        self.vocabulary = vocabulary
-        self.working_memory = working_memory
-        self.verbose = verbose
+    dtype: Any = np.float64  # overrides the shared default
+    norm: Any = "l2"  # overrides the shared default
+    use_idf: Any = True
+    smooth_idf: Any = True
+    sublinear_tf: Any = False
+    smartirs: Any = None
+    weighting: Any = "tfidf"
+    k1: Any = 1.5
+    b: Any = 0.75
+    epsilon: Any = 0.25
+    pivot: Any = None
+    slope: Any = 0.25
+    n_jobs: Any = None
 
     def _check_params_at_fit(self):
         super()._check_params_at_fit()

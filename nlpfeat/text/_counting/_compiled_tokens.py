@@ -1,0 +1,204 @@
+"""The default tokenizer compiled (numba): a chunk of documents -> token spans in one buffer.
+
+The default token pattern of nlpfeat (``DEFAULT_TOKEN_PATTERN``: every CJK ideograph a
+token of its own, other tokens maximal runs of two or more word characters, which is
+scikit-learn's ``(?u)\\b\\w\\w+\\b`` on text without ideographs) is found by one compiled
+scan of the chunk's UTF-8 bytes, without a Python object per token.
+
+**Exact by construction.** The table of character classes is built at first use in this
+process FROM Python's ``re`` (every code point that ``re`` matches as ``\\w``, and every
+code point of the ideograph class), so the compiled scan cannot drift from the
+``re`` of the Python in use; it lives in memory only (built in about 0.1 s: one string of every code point), never on disk.
+Preprocessing is the estimator's, applied as today to whole documents: an ASCII document
+is lowercased in the compiled scan (``A-Z`` -> ``a-z`` is all ``str.lower`` does to ASCII,
+and accent stripping does nothing to it); any other document goes through the Python
+preprocessor first (``str.lower``, accent stripping), because lowering a whole document
+is not lowering its tokens one by one (``"İ".lower()`` is two characters, the second no
+word character; a final sigma depends on the characters around it). A chunk holding a
+lone surrogate (which UTF-8 cannot encode) is refused: the caller's Python path decides.
+
+**The seam** for every consumer of tokens (counting, hashing)::
+
+    found = token_spans(docs, lowercase=True)        # docs: a list of str
+    if found is None: ...                            # a lone surrogate: the Python path
+    buffer, starts, ends, doc_offsets = found
+
+``buffer`` (uint8) holds the chunk's UTF-8 bytes, the tokens lowered; token ``t`` is
+``buffer[starts[t]:ends[t]]`` (int32 offsets: a chunk holds less than 2 GiB); the tokens of document ``d`` are ``doc_offsets[d] ..
+doc_offsets[d + 1] - 1``, in text order. ``buffer.base`` is a zero-padded array of 64-bit
+words, eight-aligned, as the compiled token tables read it.
+"""
+import re
+
+import numpy as np
+from numba import njit
+
+from nlpfeat.text._base._tokenize import CJK_IDEOGRAPHS
+
+__all__ = ["token_spans", "word_classes", "tokens_of"]
+
+_N_CODE_POINTS = 0x110000
+_PLANE = 0x10000
+_WORD, _IDEOGRAPH = 1, 2
+_WORDS = re.compile(r"\w+")
+_CLASSES = []                     # the table, built once per process
+
+
+def word_classes():
+    """The class of every code point: 0 other, 1 word character (``re``'s ``\\w``) outside
+    the ideographs, 2 in the ideograph class (a token alone). Built from ``re`` at first use."""
+    if not _CLASSES:
+        classes = np.zeros(_N_CODE_POINTS, np.uint8)
+        ideograph = re.compile(f"[{CJK_IDEOGRAPHS}]+")
+        for lo in range(0, _N_CODE_POINTS, _PLANE):       # a plane at a time: little memory
+            plane = np.arange(lo, lo + _PLANE, dtype="<u4").tobytes().decode(
+                "utf-32-le", "surrogatepass")
+            for pattern, value in ((_WORDS, _WORD), (ideograph, _IDEOGRAPH)):
+                for match in pattern.finditer(plane):
+                    classes[lo + match.start():lo + match.end()] = value
+        _CLASSES.append(classes)
+    return _CLASSES[0]
+
+
+@njit(cache=True, nogil=True)
+def _byte_offsets(buffer, char_offsets):
+    """The byte offset of each code-point offset of ``char_offsets`` (increasing) in UTF-8."""
+    out = np.empty(len(char_offsets), np.int64)
+    chars = 0
+    pos = 0
+    n = len(buffer)
+    for k in range(len(char_offsets)):
+        target = char_offsets[k]
+        while chars < target and pos < n:
+            pos += 1
+            while pos < n and (buffer[pos] & 0xC0) == 0x80:
+                pos += 1
+            chars += 1
+        out[k] = pos
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _scan(buffer, doc_bytes, lower, classes, starts, ends, doc_offsets):
+    """The tokens of each document ``d`` (bytes ``doc_bytes[d] .. doc_bytes[d + 1] - 1`` of
+    ``buffer``) into ``starts`` / ``ends``; ``lower[d]``: lowercase their ASCII letters in
+    place. Returns the number of tokens."""
+    n_tokens = 0
+    for d in range(len(doc_bytes) - 1):
+        doc_offsets[d] = n_tokens
+        pos = doc_bytes[d]
+        end = doc_bytes[d + 1]
+        run_start = -1
+        run_chars = 0
+        while pos < end:
+            b = buffer[pos]
+            if b < 0x80:
+                cp = np.int64(b)
+                width = 1
+            elif b < 0xE0:
+                cp = (np.int64(b & 0x1F) << 6) | np.int64(buffer[pos + 1] & 0x3F)
+                width = 2
+            elif b < 0xF0:
+                cp = ((np.int64(b & 0x0F) << 12) | (np.int64(buffer[pos + 1] & 0x3F) << 6)
+                      | np.int64(buffer[pos + 2] & 0x3F))
+                width = 3
+            else:
+                cp = ((np.int64(b & 0x07) << 18) | (np.int64(buffer[pos + 1] & 0x3F) << 12)
+                      | (np.int64(buffer[pos + 2] & 0x3F) << 6)
+                      | np.int64(buffer[pos + 3] & 0x3F))
+                width = 4
+            c = classes[cp]
+            if c == 1:
+                if run_start < 0:
+                    run_start = pos
+                    run_chars = 0
+                run_chars += 1
+            else:
+                if run_start >= 0:
+                    if run_chars >= 2:
+                        starts[n_tokens] = run_start
+                        ends[n_tokens] = pos
+                        n_tokens += 1
+                    run_start = -1
+                if c == 2:
+                    starts[n_tokens] = pos
+                    ends[n_tokens] = pos + width
+                    n_tokens += 1
+            pos += width
+        if run_start >= 0 and run_chars >= 2:
+            starts[n_tokens] = run_start
+            ends[n_tokens] = end
+            n_tokens += 1
+        if lower[d]:
+            for t in range(doc_offsets[d], n_tokens):
+                for i in range(starts[t], ends[t]):
+                    if 65 <= buffer[i] <= 90:
+                        buffer[i] += 32
+    doc_offsets[len(doc_bytes) - 1] = n_tokens
+    return n_tokens
+
+
+def _padded_buffer(data):
+    """``data`` (bytes) copied into a zero-padded array of 64-bit words, as uint8."""
+    words = np.zeros(len(data) // 8 + 2, np.uint64)
+    view = words.view(np.uint8)
+    view[:len(data)] = np.frombuffer(data, np.uint8)
+    return view[:len(data)]
+
+
+def token_spans(docs, *, lowercase=True, preprocess=None):
+    """The default pattern's tokens of the documents ``docs``, as spans of one buffer.
+
+    Parameters
+    ----------
+    docs : list of str
+        One chunk of decoded documents.
+    lowercase : bool, default=True
+        Lowercase ASCII documents in the compiled scan.
+    preprocess : callable or None, default=None
+        Applied to each non-ASCII document before the scan: the estimator's preprocessor
+        (lowercasing then accent stripping), which must do to ASCII text what
+        ``lowercase`` does. None: ``str.lower`` if ``lowercase``, else nothing.
+
+    Returns
+    -------
+    spans : tuple ``(buffer, starts, ends, doc_offsets)`` or None
+        See the module docstring; None when a document holds a lone surrogate.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._counting._compiled_tokens import token_spans, tokens_of
+    >>> spans = token_spans(["The CAT, a cat!", "我爱NLP"])
+    >>> tokens_of(*spans)
+    [['the', 'cat', 'cat'], ['我', '爱', 'nlp']]
+    """
+    if preprocess is None and lowercase:
+        preprocess = str.lower
+    ascii_docs = np.fromiter(map(str.isascii, docs), bool, len(docs))
+    if preprocess is not None and not ascii_docs.all():
+        docs = [doc if is_ascii else preprocess(doc) for doc, is_ascii in zip(docs, ascii_docs)]
+    joined = "".join(docs)
+    try:
+        data = joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    buffer = _padded_buffer(data)
+    char_offsets = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=char_offsets[1:])
+    if len(data) >= 2**31:
+        raise ValueError(f"A chunk of {len(data)} bytes is too large; lower working_memory.")
+    doc_bytes = char_offsets if len(data) == len(joined) else _byte_offsets(buffer, char_offsets)
+    size = len(data) // 2 + 1
+    starts, ends = np.empty(size, np.int32), np.empty(size, np.int32)
+    doc_offsets = np.empty(len(docs) + 1, np.int64)
+    lower = ascii_docs if lowercase else np.zeros(len(docs), bool)
+    n = _scan(buffer, doc_bytes, lower, word_classes(), starts, ends, doc_offsets)
+    return buffer, starts[:n], ends[:n], doc_offsets
+
+
+def tokens_of(buffer, starts, ends, doc_offsets):
+    """The spans of :func:`token_spans` as lists of str, one per document (tests, debugging)."""
+    data = buffer.tobytes()
+    tokens = [data[s:e].decode("utf-8") for s, e in zip(starts.tolist(), ends.tolist())]
+    bounds = doc_offsets.tolist()
+    return [tokens[a:b] for a, b in zip(bounds[:-1], bounds[1:])]

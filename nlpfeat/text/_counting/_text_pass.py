@@ -1,0 +1,242 @@
+"""One compiled pass per chunk of documents: text -> token spans -> ids -> CSR counts.
+
+:func:`text_pass_chunks` is the compiled counterpart of
+:func:`~nlpfeat.text._counting._vocabulary.count_chunks` for the default word analyzer
+(default tokenizer and pattern, lowercasing and accent stripping, stop words, unigrams):
+it yields the same :class:`~nlpfeat.text._counting._vocabulary.CountChunk` s, in the ids of
+the same vocabulary, without a Python object per token.
+
+A chunk is tokenized (:func:`~._compiled_tokens.token_spans`) and its tokens numbered in a
+table of the chunk's own (:class:`~._token_table.TokenTable`); then, in chunk order, the
+chunk's distinct tokens are numbered in the pass's table, and the tokens new there (few:
+a corpus has far fewer types than tokens) become ``str`` once, to be looked up in the
+vocabulary (new terms are added as :func:`count_chunks` adds them; stop words and terms
+outside a fixed vocabulary map to -1); finally each document's term ids are sorted and
+counted into CSR rows. With ``n_jobs`` threads, the first and last steps of many chunks
+run at once (the compiled functions release the GIL); the middle one, which alone
+touches the shared table and vocabulary, runs in chunk order, so the output is the same
+for every ``n_jobs`` and chunk size.
+
+A chunk the compiled pass refuses (a lone surrogate, which UTF-8 cannot encode) is
+counted by :func:`count_chunks` with the caller's Python analyzer, in its turn.
+"""
+from collections import deque
+from typing import NamedTuple
+
+import numpy as np
+from joblib import effective_n_jobs
+from numba import njit
+
+from nlpfeat._chunking import chunk_n_rows
+from nlpfeat.text._counting._chunks import document_chunks
+from nlpfeat.text._counting._compiled_tokens import token_spans
+from nlpfeat.text._counting._token_table import TokenTable
+from nlpfeat.text._counting._vocabulary import CountChunk, count_chunks, grown
+
+__all__ = ["TextPass", "text_pass_chunks", "term_chunks", "chunk_chars"]
+
+#: Bytes of temporary memory per character of a chunk: the str and its UTF-8 bytes
+#: (twice), the token spans (two int32 per two bytes, allocated for the worst case),
+#: the tokens' ids and the CSR rows (about one token per six characters).
+BYTES_PER_CHAR = 16
+
+
+class TextPass(NamedTuple):
+    """What the compiled pass does to a decoded document: the options it honours exactly.
+
+    ``lowercase``: lowercase ASCII documents in the compiled scan; ``preprocess``: the
+    preprocessor applied to every other document (None: ``str.lower`` when
+    ``lowercase``); ``stop_words``: a set of tokens to drop, or None.
+    """
+
+    lowercase: bool = True
+    preprocess: object = None
+    stop_words: object = None
+
+
+def chunk_chars(working_memory=None):
+    """Characters per chunk of the compiled pass within ``working_memory`` MiB."""
+    return chunk_n_rows(BYTES_PER_CHAR, 1 << 62, working_memory)
+
+
+@njit(cache=True, nogil=True)
+def _rows(ids, term_of_id, doc_offsets):
+    """CSR rows of the documents (tokens ``doc_offsets[d] .. doc_offsets[d + 1] - 1`` of
+    ``ids``, a chunk's own token ids, whose terms are ``term_of_id``; -1: not counted):
+    each row's distinct terms, increasing, and their counts. A token's row entry is
+    found through its id (no sort of the tokens); only the row's distinct terms are
+    sorted."""
+    n_docs = len(doc_offsets) - 1
+    indices = np.empty(len(ids), np.intc)
+    counts = np.empty(len(ids), np.intc)
+    row_nnz = np.zeros(n_docs, np.int64)
+    at = np.full(len(term_of_id), -1, np.int64)      # the entry of an id in its row
+    longest = np.max(np.diff(doc_offsets)) if n_docs else 0
+    row_terms = np.empty(longest, np.int64)
+    row_counts = np.empty(longest, np.intc)
+    k = 0
+    for d in range(n_docs):
+        m = 0
+        for t in range(doc_offsets[d], doc_offsets[d + 1]):
+            i = ids[t]
+            term = term_of_id[i]
+            if term < 0:
+                continue
+            e = at[i]
+            if e >= 0:
+                row_counts[e] += 1
+            else:
+                at[i] = m
+                row_terms[m] = term
+                row_counts[m] = 1
+                m += 1
+        order = np.argsort(row_terms[:m])
+        for j in range(m):
+            e = order[j]
+            indices[k + j] = row_terms[e]
+            counts[k + j] = row_counts[e]
+        for t in range(doc_offsets[d], doc_offsets[d + 1]):   # reset the entries used
+            at[ids[t]] = -1
+        row_nnz[d] = m
+        k += m
+    return indices[:k], counts[:k], row_nnz
+
+
+class _Pass:
+    """The state of one pass over a corpus: its token table and the term of each token."""
+
+    def __init__(self, vocabulary, learn, options, analyze, start):
+        self.vocabulary, self.learn, self.options = vocabulary, learn, options
+        self.analyze, self.start = analyze, start
+        self.table = TokenTable()
+        self.term_of_token = np.empty(1024, np.int64)
+
+    def local(self, docs):
+        """Tokens of one chunk numbered in a table of its own (runs on a thread)."""
+        spans = token_spans(docs, lowercase=self.options.lowercase,
+                            preprocess=self.options.preprocess)
+        if spans is None:
+            return None
+        buffer, starts, ends, doc_offsets = spans
+        table = TokenTable()
+        ids = table.add_spans(buffer, starts, ends)
+        return None if ids is None else (table, ids, doc_offsets)
+
+    def terms_of(self, local_table):
+        """The term id of each distinct token of a chunk's table (in chunk order)."""
+        n_before = self.table.n
+        ids = self.table.add_table(local_table)
+        if self.table.n > n_before:
+            new = self.table.strings(n_before, self.table.n)
+            stop_words = self.options.stop_words
+            vocabulary = self.vocabulary
+            if self.learn:
+                lookup = vocabulary.__getitem__
+                terms = [-1 if stop_words and token in stop_words else lookup(token)
+                         for token in new]
+            else:
+                get = vocabulary.get
+                terms = [-1 if stop_words and token in stop_words else get(token, -1)
+                         for token in new]
+            self.term_of_token = grown(self.term_of_token, self.table.n, keep=n_before)
+            self.term_of_token[n_before:self.table.n] = terms
+        return self.term_of_token[ids]
+
+    def python_chunks(self, start, docs):
+        """The chunk counted by the Python path (a chunk the compiled pass refuses)."""
+        return list(count_chunks(docs, self.vocabulary, learn=self.learn, analyze=self.analyze,
+                                 chunk_tokens=1 << 62, start=start))
+
+
+def _counted(start, ids, term_of_id, doc_offsets):
+    indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets)
+    return [CountChunk(start, indices, counts, row_nnz)]
+
+
+def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memory=None,
+                     n_jobs=None, start=0):
+    """Count the decoded documents ``docs`` a chunk at a time, as :func:`count_chunks` does.
+
+    Parameters
+    ----------
+    docs : iterable of str
+        Decoded documents, consumed once.
+    vocabulary : mapping of str to int
+        A growing vocabulary with ``learn=True`` (new terms are added), else a fixed one.
+    learn : bool
+    options : TextPass
+    analyze : callable
+        The Python analyzer with the same options, for a chunk the pass refuses.
+    working_memory : float or None, default=None
+        MiB of temporary memory per chunk and thread.
+    n_jobs : int or None, default=None
+        Threads (joblib's meaning: None is 1, -1 every core); the output does not depend
+        on it.
+    start : int, default=0
+        Index of the first document.
+
+    Yields
+    ------
+    chunk : CountChunk
+    """
+    state = _Pass(vocabulary, learn, options, analyze, start)
+    chunks = document_chunks(docs, chunk_chars(working_memory), start=start)
+    n_jobs = effective_n_jobs(n_jobs)
+    if n_jobs == 1:
+        for first, chunk in chunks:
+            found = table = ids = doc_offsets = None
+            found = state.local(chunk)
+            if found is None:
+                rows = state.python_chunks(first, chunk)
+            else:
+                table, ids, doc_offsets = found
+                rows = _counted(first, ids, state.terms_of(table), doc_offsets)
+            # one chunk's temporaries alive at a time: none are kept while the next is read
+            del chunk, found, table, ids, doc_offsets
+            yield from rows
+            del rows
+        return
+    yield from _threaded(state, chunks, n_jobs)
+
+
+def _threaded(state, chunks, n_jobs):
+    """:func:`text_pass_chunks` on ``n_jobs`` threads, results in chunk order."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    depth = 2 * n_jobs
+    with ThreadPoolExecutor(n_jobs) as pool:
+        tokenized, counted = deque(), deque()
+
+        def advance():
+            first, chunk, future = tokenized.popleft()
+            found = future.result()
+            if found is None:
+                done = Future()
+                done.set_result(state.python_chunks(first, chunk))
+                counted.append(done)
+                return
+            table, ids, doc_offsets = found
+            counted.append(pool.submit(_counted, first, ids, state.terms_of(table),
+                                       doc_offsets))
+
+        for first, chunk in chunks:
+            tokenized.append((first, chunk, pool.submit(state.local, chunk)))
+            while len(tokenized) > depth:
+                advance()
+            while counted and (len(counted) > depth or counted[0].done()):
+                yield from counted.popleft().result()
+        while tokenized:
+            advance()
+        while counted:
+            yield from counted.popleft().result()
+
+
+def term_chunks(docs, vocabulary, *, learn, analyze, chunk_tokens, working_memory=None,
+                options=None, n_jobs=None, start=0):
+    """The counting chunks of ``docs``: by the compiled pass when ``options`` (a
+    :class:`TextPass`) is given, else by :func:`count_chunks` with ``analyze``."""
+    if options is None:
+        return count_chunks(docs, vocabulary, learn=learn, analyze=analyze,
+                            chunk_tokens=chunk_tokens, start=start)
+    return text_pass_chunks(docs, vocabulary, learn=learn, options=options, analyze=analyze,
+                            working_memory=working_memory, n_jobs=n_jobs, start=start)
