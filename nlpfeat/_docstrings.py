@@ -68,6 +68,11 @@ DOCS = {
     "token_options": _TOKEN_OPTIONS,
     "ngram_options": _NGRAM_OPTIONS,
     "accent_options": _ACCENT_OPTIONS,
+    # the progress bar of the estimators that read documents (nlpfeat._progress.track)
+    "verbose": """\
+verbose : int, default=0
+    With 1 or more, a progress bar on stderr over the documents read (the bytes, with
+    the rate in MB/s, of a :class:`~nlpfeat.datasets.Corpus`); 0 is silent.""",
     # the dataset loaders that can return (data, target)
     "return_X_y_sections": """\
 return_X_y : bool, default=False

@@ -118,6 +118,8 @@ def test_example_runs(script, tmp_path):
     out, err = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
     assert proc.returncode == 0, f"{script} exited {proc.returncode}\n{out}\n{err}"
     assert out.strip(), f"{script} printed nothing"
+    # a local Dask cluster shuts down cleanly: no worker process is killed at the end
+    assert "still alive" not in err, f"{script}: {err}"
     for pattern in EXPECTED.get(script, []):
         assert re.search(pattern, out), f"{script}: no match for {pattern!r} in\n{out}"
     # Nothing is written outside --out (e.g. into the working directory).

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from nlpfeat._progress import progress_bar
 from nlpfeat._validation import Integral, Interval, Options, Real, StrOptions
 from nlpfeat.attention._optim import Adam, clip_grad_norm, make_schedule
 
@@ -61,15 +62,6 @@ def split_validation(n_samples, validation_fraction, rng):
     n_val = min(max(1, int(round(validation_fraction * n_samples))), n_samples - 1)
     perm = rng.permutation(n_samples)
     return np.sort(perm[n_val:]), np.sort(perm[:n_val])
-
-
-def _progress(total, verbose, desc):
-    """A tqdm bar when ``verbose``, else None (tqdm: a dependency, in setup.cfg)."""
-    if not verbose:
-        return None
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc=desc, unit="epoch", leave=False)
 
 
 def _check_finite_loss(loss, step, lr, name):
@@ -125,7 +117,7 @@ def train(model, optimizer, *, train_idx, val_idx=None, batch_size, max_iter,
     """
     batch_size = max(1, min(batch_size, len(train_idx)))
     monitor = _Monitor(model, val_idx, tol, n_iter_no_change)
-    bar = _progress(max_iter, verbose, name)
+    bar = progress_bar(verbose, name, total=max_iter, unit="epoch", leave=False)
     try:
         with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
             for _ in range(max_iter):
@@ -137,8 +129,7 @@ def train(model, optimizer, *, train_idx, val_idx=None, batch_size, max_iter,
                 warnings.warn(f"{name}: max_iter={max_iter} epochs reached and the loss is "
                               f"still improving; raise max_iter.", ConvergenceWarning)
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     monitor.restore_best()
     return {"loss_curve": monitor.curve, "n_iter": len(monitor.curve), "t": optimizer.n_steps,
             "validation_loss_curve": monitor.val_curve if val_idx is not None else None}
@@ -159,10 +150,9 @@ class _Monitor:
         if self.val_idx is not None:
             monitored = float(self.model.eval_loss(self.val_idx))
             self.val_curve.append(monitored)
-        if bar is not None:
-            bar.update(1)
-            extra = {"val_loss": f"{monitored:.4g}"} if self.val_idx is not None else {}
-            bar.set_postfix(loss=f"{train_loss:.4g}", **extra)
+        bar.update(1)
+        extra = {"val_loss": f"{monitored:.4g}"} if self.val_idx is not None else {}
+        bar.set_postfix(loss=f"{train_loss:.4g}", **extra)
         if self.val_idx is not None and monitored < self.best:
             self.best_params = {k: v.copy() for k, v in self.model.params.items()}
         self.stale = 0 if monitored < self.best - self.tol else self.stale + 1

@@ -15,6 +15,10 @@ the counting runs on Dask over partitions of the files read on the workers by th
 rule of a line (``"\\n"`` only; compression told by the magic bytes), so that the rows
 and their ids are those of the local run.
 
+Progress bars (the bytes of the input read, in MB/s, a bar per pass; the models of
+``compare``) go to stderr when it is a terminal, never into a log file or a pipe;
+``--no-progress`` turns them off on a terminal too.
+
 This module is the parser (one ``_add_<command>`` per subcommand); ``_commands`` does what
 each subcommand does, ``_io`` reads the input and writes the output, ``_dask`` is the Dask
 pipeline.
@@ -167,8 +171,22 @@ def _add_compare(sub):
     p.add_argument("--with-torch", action="store_true",
                    help="add a PyTorch nn.MultiheadAttention model (needs torch)")
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_progress_option(p)
     p.set_defaults(subparser=p, flags={})
+
+
+def _add_progress_option(p):
+    """``--no-progress``, which every subcommand takes (bars: see :func:`_show_progress`)."""
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars on stderr (shown by default when stderr is a "
+                   "terminal; never in a log file or a pipe)")
+
+
+def _show_progress(args):
+    """Whether this call shows progress bars: on a terminal, unless ``--no-progress``."""
+    from nlpfeat._progress import stderr_is_terminal
+
+    return not getattr(args, "no_progress", False) and stderr_is_terminal()
 
 
 def _corpus_parser(sub, name, summary, description, epilog):
@@ -183,6 +201,7 @@ def _end_corpus_parser(p, flags=()):
     """The options every corpus command ends with."""
     _add_text_options(p)
     _add_input_options(p)
+    _add_progress_option(p)
     p.set_defaults(subparser=p, flags={**dict(flags), **_INPUT_FLAGS})
 
 
@@ -292,6 +311,7 @@ def _add_attention(sub):
                    help="attend over the first N tokens only, so that the table and the "
                    "heatmap stay readable (0: every token)")
     p.add_argument("-o", "--output", help="save a heatmap (needs matplotlib)")
+    _add_progress_option(p)
     p.set_defaults(subparser=p, flags={})
 
 
@@ -370,6 +390,7 @@ def _run(argv):
         return 2
     from nlpfeat.cli import _commands
 
+    args.progress = _show_progress(args)
     sub_parser = args.subparser
     try:
         getattr(_commands, f"cmd_{args.command}")(args, sub_parser)

@@ -43,7 +43,7 @@ def cmd_compare(args, parser):
     run_comparison(
         tasks=args.task, models=args.models, out=args.out, seed=args.seed,
         quick=args.quick, with_torch=args.with_torch, plots=not args.no_plots,
-        progress=not args.no_progress,
+        progress=args.progress,
     )
 
 
@@ -154,7 +154,7 @@ def cmd_topics(args, parser):
         docs.report_skipped()
     model = TopicModel(n_components=args.k, method=args.method, backend=args.backend,
                        random_state=args.seed, coherence=args.coherence,
-                       vocabulary=bow.vocabulary_).fit(X)
+                       vocabulary=bow.vocabulary_, verbose=int(args.progress)).fit(X)
     for k, words in enumerate(model.top_words(_topn(args, "n_words"))):
         print(f"topic {k:>2}  {args.coherence}={model.coherence_[k]:+.3f}  {' '.join(words)}")
     print(f"mean coherence ({args.coherence}, higher is better): {model.coherence_.mean():+.4f}")

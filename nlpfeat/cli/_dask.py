@@ -39,8 +39,28 @@ def dask_client(args):
             cluster = stack.enter_context(LocalCluster(
                 n_workers=args.dask_workers, threads_per_worker=1, processes=True,
                 dashboard_address=":0", silence_logs=logging.ERROR))
+            stack.callback(stop_workers, cluster)     # after the client, before the cluster
             client = stack.enter_context(Client(cluster))
         yield client
+
+
+#: Seconds a local worker process is given to exit at the end (the nanny's default, 4 s,
+#: is short on a busy machine: it then kills the worker and logs "Worker process still
+#: alive after 4.0 seconds, killing").
+WORKER_CLOSE_TIMEOUT = 60
+
+
+def stop_workers(cluster, timeout=WORKER_CLOSE_TIMEOUT):
+    """Close the worker processes of a ``LocalCluster`` (its client closed first), each
+    given ``timeout`` seconds to exit, so that closing the cluster then finds them
+    stopped and kills none."""
+    import asyncio
+
+    async def close_all():
+        await asyncio.gather(*(worker.close(timeout=timeout)
+                               for worker in list(cluster.workers.values())))
+
+    cluster.sync(close_all)
 
 
 def n_workers(client):

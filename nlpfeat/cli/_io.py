@@ -123,6 +123,7 @@ def open_documents(args):
             if not any(doc.strip() for doc in docs):    # reads up to the first non-blank one
                 raise UsageError(f"{shown or args.file}: no documents found (the input is "
                                  "empty or blank).")
+            corpus.progress = getattr(args, "progress", False)   # a bar per pass from here
             yield docs
         except ValueError as exc:     # an unreadable line, read here or on a Dask worker
             message = docs.renamed(str(exc))

@@ -9,6 +9,8 @@ from collections import Counter
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from nlpfeat._progress import progress_bar
+
 from nlpfeat.compare._attention import attention_of, weight_agreement
 from nlpfeat.compare._report import print_task, write_results
 from nlpfeat.compare._tasks import (
@@ -174,17 +176,6 @@ def _run_lee(names, quick, seed, progress, store, caught):
     return rows
 
 
-class _NoProgress:
-    def update(self, n=1):
-        pass
-
-    def clear(self):
-        pass
-
-    def close(self):
-        pass
-
-
 def _check_choices(tasks, models, with_torch):
     """Refuse unknown tasks and models, and ``with_torch`` without torch, before any work."""
     unknown = [t for t in tasks if t not in TASKS]
@@ -213,11 +204,7 @@ def _check_plan(plan, models, with_torch):
 
 def _progress_bar(progress, total):
     """A tqdm bar on stderr over the models to run, or one that shows nothing."""
-    if not progress:
-        return _NoProgress()
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, desc="nlpfeat compare", unit="model", file=sys.stderr)
+    return progress_bar(progress, "nlpfeat compare", total=total, unit="model")
 
 
 def _save_figures(store, out, caught):

@@ -19,6 +19,8 @@ import os
 import zlib
 from typing import NamedTuple
 
+from nlpfeat._progress import progress_bar
+
 __all__ = ["Block", "Corpus", "partition_blocks", "read_blocks", "split_blocks",
            "split_lines"]
 
@@ -72,10 +74,6 @@ def _opener(path):
         if head.startswith(magic):
             return opener
     return open
-
-
-def _open_binary(path):
-    return _opener(path)(path, "rb")
 
 
 class Block(NamedTuple):
@@ -207,6 +205,10 @@ class _Span:
         self._done = not data or at >= 0
         return data[: at + 1] if at >= 0 else data
 
+    def bytes_read(self):
+        """Bytes of the file read so far, from the start of the span."""
+        return self._fh.tell() - self.first
+
     def lines_before(self):
         """Lines of the file before this span (read again: only an error needs them)."""
         count, left = 0, self.first
@@ -229,17 +231,24 @@ class _Whole:
     first = 0
 
     def __init__(self, name):
-        self._fh = _open_binary(name)
+        opener = _opener(name)
+        self._raw = open(name, "rb")  # noqa: SIM115 - closed by __exit__
+        self._fh = self._raw if opener is open else opener(self._raw, "rb")
         self.read1 = self._fh.read1
 
     def lines_before(self):
         return 0
+
+    def bytes_read(self):
+        """Bytes of the file on disk read so far (of the compressed stream, if it is one)."""
+        return self._raw.tell()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self._fh.close()
+        self._raw.close()
 
 
 class Corpus:
@@ -269,7 +278,10 @@ class Corpus:
         Drop blank (empty or whitespace-only) documents. By default they are kept, so that
         document i is line i of the input and labels in a parallel file stay aligned.
     progress : bool, default=False
-        Show a progress bar (tqdm, on stderr) over the files' bytes while iterating.
+        Show a progress bar (tqdm, on stderr) over the files' bytes while iterating, with
+        the rate in MB/s; for compressed files, bytes of the compressed files (their
+        decompressed size is not known before they are read). An estimator given the
+        corpus with ``verbose=1`` shows the same bar.
 
     Attributes
     ----------
@@ -402,15 +414,26 @@ class Corpus:
         Line numbers count from 1 and include the blank lines that ``skip_blank`` drops,
         so an id always points at the line the document came from.
         """
-        bar = None
-        if self.progress:
-            from tqdm.auto import tqdm
+        return self._with_ids(int(bool(self.progress)), "reading corpus")
 
+    def __nlpfeat_progress__(self, desc):
+        """The documents, with a bar over the bytes of the files read from disk (the hook
+        of :func:`nlpfeat._progress.track`: an estimator's ``verbose`` shows it)."""
+        return (document for _, document in self._with_ids(1, desc))
+
+    def _with_ids(self, verbose, desc):
+        # The bar counts bytes as they come off the disk, against the files' sizes on disk:
+        # for a compressed file, bytes of the compressed stream (its decompressed size is
+        # not known before it is read), so the total is never too small or too large.
+        total = None
+        if verbose:
             total = sum(os.path.getsize(f) for f in self.files)
-            bar = tqdm(total=total, unit="B", unit_scale=True, desc="reading corpus")
-        try:
+            if any(_opener(f) is not open for f in self.files):
+                desc += " (compressed bytes)"
+        with progress_bar(verbose, desc, total=total, unit="B", unit_scale=True) as bar:
             for name in self.files:
-                lines = _Lines(name, self.encoding, self.errors, progress=bar)
+                lines = _Lines(name, self.encoding, self.errors,
+                               progress=bar if verbose else None)
                 if self.unit == "file":
                     text = _file_document(line for _, line in lines)
                     if not self.skip_blank or _not_blank(text):
@@ -419,9 +442,6 @@ class Corpus:
                 for number, line in lines:
                     if not self.skip_blank or _not_blank(line):
                         yield (name, number), line
-        finally:
-            if bar is not None:
-                bar.close()
 
 
 def _not_blank(document):
@@ -456,13 +476,15 @@ class _Lines:
     def _read(self, source):
         decoder = codecs.getincrementaldecoder(self.encoding)(errors=self.errors)
         pending, offset = "", source.first   # bytes of the file before ``chunk``
+        done = 0                             # bytes read from disk, told to the bar
         at_start = offset == 0               # no character but marks decoded yet
         while True:
             chunk = source.read1(_READ_BYTES)    # a truncated file: lines so far kept
             if self.check_nul and b"\x00" in chunk:
                 raise self._nul_error(source, chunk, offset)
             if self.progress is not None:
-                self.progress.update(len(chunk))
+                self.progress.update(source.bytes_read() - done)
+                done = source.bytes_read()
             try:
                 text = decoder.decode(chunk, final=not chunk)
             except UnicodeDecodeError as exc:

@@ -51,7 +51,7 @@ def aic_hurvich(index, X, Y, working_memory=None):
 
 
 def select_aic(make_index, X, Y, grid, to_theta, from_theta, bounds, *, working_memory=None,
-               max_iter=None):
+               max_iter=None, progress=None):
     """Bandwidth minimising AIC_c: the best point of ``grid``, then Nelder-Mead.
 
     ``make_index(h)`` builds an index at bandwidth ``h``; ``to_theta(h, h_start)`` /
@@ -60,7 +60,8 @@ def select_aic(make_index, X, Y, grid, to_theta, from_theta, bounds, *, working_
     (as statsmodels' ``optimize.fmin``) needs no gradient; it stops when the simplex
     spans less than 1e-4 in those variables (relative 1e-4 for continuous bandwidths)
     and the criterion less than 1e-10, or after ``max_iter`` (default 1000, as
-    statsmodels) evaluations.
+    statsmodels) evaluations. ``progress``, if given, is called with 1 after each
+    evaluation of the criterion (a progress bar's update).
 
     Returns
     -------
@@ -72,7 +73,10 @@ def select_aic(make_index, X, Y, grid, to_theta, from_theta, bounds, *, working_
         AIC_c at every grid row.
     """
     def crit(h):
-        return aic_hurvich(make_index(h), X, Y, working_memory)
+        value = aic_hurvich(make_index(h), X, Y, working_memory)
+        if progress is not None:
+            progress(1)
+        return value
 
     scores = np.array([crit(h) for h in grid])
     if not np.isfinite(scores).any():

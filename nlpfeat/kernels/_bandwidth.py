@@ -216,7 +216,7 @@ def _loo_weights(kern, metric, D2, delta, base, h, scale):
 
 
 def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
-            working_memory=None, max_iter=100, objective=None):
+            working_memory=None, max_iter=100, objective=None, progress=None):
     """Per-feature bandwidths minimising the LOO loss by L-BFGS on ``log h``.
 
     The analytic gradient: with normalised weights ``w_ij``, predictions
@@ -229,6 +229,7 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
     ``objective``: ``objective(log_h, X, Y, kern, metric, loss, working_memory, reg_type)``
     giving the mean LOO loss and its gradient in ``log h`` (the compiled engine's, from
     :func:`nlpfeat.kernels._engine.loo_ard`); None: the numpy :func:`_ard_objective`.
+    ``progress``, if given, is called with 1 after each evaluation of the objective.
 
     Returns
     -------
@@ -247,6 +248,13 @@ def loo_ard(X, Y, kern, metric, h_start, *, loss="squared", reg_type="lc",
         def objective(t, h0, X, Y, kern, metric, loss, working_memory, reg_type):
             # log h = t + log h0: the gradient in t is the gradient in log h.
             return compiled(t + log_h0, X, Y, kern, metric, loss, working_memory, reg_type)
+    if progress is not None:
+        evaluate = objective
+
+        def objective(*args):
+            value = evaluate(*args)
+            progress(1)
+            return value
     res = minimize(objective, np.zeros_like(h0), jac=True, method="L-BFGS-B",
                    bounds=[(-12.0, 12.0)] * h0.size,
                    args=(h0, X, Y, kern, metric, loss, working_memory, reg_type),

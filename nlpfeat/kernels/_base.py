@@ -1,7 +1,6 @@
 """Shared fitting logic of the Nadaraya-Watson estimators (parameters, bandwidth, queries)."""
 import contextlib
 import dataclasses
-import sys
 import warnings
 import weakref
 from typing import Any
@@ -12,6 +11,7 @@ from scipy import sparse
 
 from nlpfeat._chunking import blas_threads
 from nlpfeat._params import estimator_params
+from nlpfeat._progress import progress_bar
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted
 from nlpfeat.kernels import _binned, _mixed
 from nlpfeat.kernels._aic import select_aic
@@ -39,6 +39,9 @@ TREE_MAX_FEATURES = 3
 TREE_MAX_FRACTION = 0.05
 #: ``algorithm="auto"`` bins (smooth kernel, at most 3 features) from this many rows.
 BINNED_MIN_SAMPLES = 50_000
+#: What the progress bars of the searches by an optimiser say (``verbose``).
+_ARD_SEARCH = "bandwidth='loo-ard' (L-BFGS on the leave-one-out loss)"
+_AIC_SEARCH = "bandwidth='aic' (Nelder-Mead on AIC_c)"
 
 
 class EmptySupportWarning(UserWarning):
@@ -189,15 +192,15 @@ class NadarayaWatsonMixin:
         return self
 
     @contextlib.contextmanager
-    def _progress(self, n_rows, n_grid):
-        """A tqdm bar's ``update`` over the leave-one-out rows with ``verbose``, else None."""
+    def _progress(self, what, total=None, unit="row"):
+        """A tqdm bar's ``update`` with ``verbose`` (shown after 2 s of the search), else
+        None: over the leave-one-out rows of a grid, or the evaluations of an optimiser's
+        criterion (``total=None``: their number is not known in advance)."""
         if not self.verbose:
             yield None
             return
-        from tqdm.auto import tqdm
-
-        with tqdm(total=n_rows, unit="row", delay=2.0, file=sys.stderr,
-                  desc=f"{type(self).__name__}: leave-one-out over {n_grid} bandwidths") as bar:
+        with progress_bar(self.verbose, f"{type(self).__name__}: {what}", total=total,
+                          unit=unit, delay=2.0) as bar:
             yield bar.update
 
     def _select_bandwidth(self, X, Y, kern, reg_type, loss):
@@ -213,26 +216,30 @@ class NadarayaWatsonMixin:
                              f"Pass a numeric bandwidth or 'scott' for tiny data sets.")
         if bw == "aic":
             cont = "c" * np.size(h0)
-            with self._blas_threads():
+            with self._blas_threads(), self._progress(_AIC_SEARCH, unit="fit") as progress:
                 h, self.aic_, _ = select_aic(
                     lambda h: NWIndex(X, Y, kern, _squeeze(h), self.metric, reg_type), X, Y,
                     default_grid(h0, _N_ARD_GRID),
                     lambda h, h1: _mixed.to_theta(h, h1, cont),
                     lambda t, h1: _mixed.from_theta(t, h1, cont), _mixed.theta_bounds(cont),
-                    working_memory=self.working_memory)
+                    working_memory=self.working_memory, progress=progress)
             return _squeeze(h), None, None
         grid = self._grid(h0, d) if bw == "loo" else default_grid(h0, _N_ARD_GRID)
-        with self._blas_threads(), self._progress(n, len(grid)) as progress:
-            binned = self._binned_chosen(X, kern)
-            losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type, loss=loss,
-                              working_memory=self.working_memory, engine=self.engine_,
-                              n_jobs=self.n_jobs, progress=None if binned else progress,
-                              binned=binned, bins=_binned.check_bins(self.bins, d))
+        with self._blas_threads():
+            with self._progress(f"leave-one-out over {len(grid)} bandwidths", n) as progress:
+                binned = self._binned_chosen(X, kern)
+                losses = loo_grid(X, Y, kern, self.metric, grid, reg_type=reg_type,
+                                  loss=loss, working_memory=self.working_memory,
+                                  engine=self.engine_, n_jobs=self.n_jobs,
+                                  progress=None if binned else progress,
+                                  binned=binned, bins=_binned.check_bins(self.bins, d))
             best = grid[int(np.argmin(losses))]
             if bw == "loo-ard":
-                best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,
-                                  reg_type=reg_type, working_memory=self.working_memory,
-                                  engine=self.engine_, n_jobs=self.n_jobs)
+                with self._progress(_ARD_SEARCH, unit="evaluation") as progress:
+                    best, _ = loo_ard(X, Y, kern, self.metric, best, loss=loss,
+                                      reg_type=reg_type, working_memory=self.working_memory,
+                                      engine=self.engine_, n_jobs=self.n_jobs,
+                                      progress=progress)
         return _squeeze(best), losses, grid
 
     def _fit_mixed(self, X, Y, kern, var_type, reg_type, loss):
@@ -261,8 +268,10 @@ class NadarayaWatsonMixin:
             h0 = np.ones(d)
             if cont.any():
                 h0[cont] = rule_of_thumb(X[:, cont], "scott")
-            with self._blas_threads():
-                h, scores, grid = self._select_mixed(X, Y, kern, var_type, reg_type, loss, h0)
+            with self._blas_threads(), self._progress(f"bandwidth={bw!r} search",
+                                                      unit="step") as progress:
+                h, scores, grid = self._select_mixed(X, Y, kern, var_type, reg_type, loss, h0,
+                                                     progress)
         self.bandwidth_ = _squeeze(h)
         self.loo_scores_, self.bandwidth_grid_ = scores, grid
         self.algorithm_ = "brute"
@@ -270,7 +279,7 @@ class NadarayaWatsonMixin:
         self._y_mean = Y.mean(axis=0)
         return self
 
-    def _select_mixed(self, X, Y, kern, var_type, reg_type, loss, h0):
+    def _select_mixed(self, X, Y, kern, var_type, reg_type, loss, h0, progress=None):
         bw, wm = self.bandwidth, self.working_memory
         if bw == "aic":
             h, self.aic_, _ = select_aic(
@@ -278,7 +287,7 @@ class NadarayaWatsonMixin:
                 _mixed.mixed_start_grid(h0, var_type, _N_ARD_GRID),
                 lambda h, h1: _mixed.to_theta(h, h1, var_type),
                 lambda t, h1: _mixed.from_theta(t, h1, var_type),
-                _mixed.theta_bounds(var_type), working_memory=wm)
+                _mixed.theta_bounds(var_type), working_memory=wm, progress=progress)
             return h, None, None
         grid = self.bandwidth_grid
         if bw == "loo-ard" or grid is None or isinstance(grid, Integral):
@@ -292,11 +301,11 @@ class NadarayaWatsonMixin:
                                  f"{grid.shape}.")
             grid = np.array([_mixed.check_mixed_bandwidth(h, var_type) for h in grid])
         scores = _mixed.mixed_loo_grid(X, Y, kern, var_type, grid, reg_type=reg_type,
-                                       loss=loss, working_memory=wm)
+                                       loss=loss, working_memory=wm, progress=progress)
         h = grid[int(np.argmin(scores))]
         if bw == "loo-ard":
             h, _ = _mixed.mixed_loo_ard(X, Y, kern, var_type, h, reg_type=reg_type, loss=loss,
-                                        working_memory=wm)
+                                        working_memory=wm, progress=progress)
         return h, scores, grid
 
     def _grid(self, h0, d):

@@ -285,8 +285,9 @@ def mixed_start_grid(h0, var_type, n_points):
 
 
 def mixed_loo_grid(X, Y, kern, var_type, grid, *, reg_type="lc", loss="squared",
-                   working_memory=None):
-    """Leave-one-out loss (mean, as ``loo_grid``) at every row of ``grid`` (g, d)."""
+                   working_memory=None, progress=None):
+    """Leave-one-out loss (mean, as ``loo_grid``) at every row of ``grid`` (g, d);
+    ``progress``, if given, is called with 1 after each row of the grid."""
     n, k = Y.shape
     out = np.empty(len(grid))
     for g, h in enumerate(grid):
@@ -298,6 +299,8 @@ def mixed_loo_grid(X, Y, kern, var_type, grid, *, reg_type="lc", loss="squared",
             W, _ = index.weights(Zq, idx)
             total += loss_grad(index.from_weights(W, Zq), Y[rows], loss)[0]
         out[g] = mean_loss(total, n, k, loss)
+        if progress is not None:
+            progress(1)
     return out
 
 
@@ -319,14 +322,21 @@ def theta_bounds(var_type):
 
 
 def mixed_loo_ard(X, Y, kern, var_type, h_start, *, reg_type="lc", loss="squared",
-                  working_memory=None, max_iter=100):
+                  working_memory=None, max_iter=100, progress=None):
     """Per-feature bandwidths of every type minimising the LOO loss (L-BFGS, analytic
-    gradient; continuous bandwidths in log space, discrete ones in logit space)."""
+    gradient; continuous bandwidths in log space, discrete ones in logit space);
+    ``progress``, if given, is called with 1 after each evaluation of the objective."""
     if "c" in var_type:
         kern.dlog_k_du(np.zeros(1))  # a clear ValueError for a kernel without gradient
     h_start = np.asarray(h_start, dtype=np.float64)
     theta0 = to_theta(h_start, h_start, var_type)
-    res = minimize(_mixed_objective, theta0, jac=True, method="L-BFGS-B",
+    def objective(*args):
+        value = _mixed_objective(*args)
+        if progress is not None:
+            progress(1)
+        return value
+
+    res = minimize(objective, theta0, jac=True, method="L-BFGS-B",
                    bounds=theta_bounds(var_type),
                    args=(h_start, X, Y, kern, var_type, reg_type, loss, working_memory),
                    options={"maxiter": max_iter})

@@ -77,10 +77,14 @@ def test_a_single_file_on_a_local_cluster_keeps_its_rows(tmp_path, folder):
     """The issue's case: ``--dask-workers 1`` wrote 3 rows for a file of 2 lines."""
     path = folder / "a_lone_cr.txt"
     run("features", path, "-o", tmp_path / "local.npz")
-    run("features", path, "--dask-workers", 1, "-o", tmp_path / "dask.npz")
+    _, _, err = run("features", path, "--dask-workers", 1, "-o", tmp_path / "dask.npz")
     local, on_dask = _load(tmp_path / "local.npz"), _load(tmp_path / "dask.npz")
     assert local[2] == ["1", "2"]
     _assert_same_output(on_dask, local)
+    # the workers are given time to exit: none is killed with "Worker process still
+    # alive after 4.0 seconds, killing", and nothing else is said on stderr
+    assert "still alive" not in err and "killing" not in err
+    assert err == ""
 
 
 @pytest.mark.parametrize("compress", [False, True])

@@ -19,6 +19,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from nlpfeat._chunking import check_working_memory, chunk_n_rows
 from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
+from nlpfeat._progress import progress_bar
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, check_is_fitted, fit_context
 from nlpfeat.text._association._collocation_scoring import (
     Scoring,
@@ -148,6 +149,7 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     working_memory : float or None, default=None
         MiB of temporary memory per chunk of documents counted (see "Streaming" in the
         Notes); None: scikit-learn's ``working_memory`` if set, else 4 MiB.
+    %(verbose)s
 
     Attributes
     ----------
@@ -250,6 +252,7 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
                         callable, None],
         "ngram_filter": [callable, None],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "verbose": ["verbose"],
     }
 
     measure: Any = dataclasses.field(default="npmi", kw_only=False)
@@ -262,6 +265,7 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
     word_filter: Any = None
     ngram_filter: Any = None
     working_memory: Any = None
+    verbose: Any = 0
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -389,7 +393,8 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
         check_not_dataframe(X)
         units = []
         for i, doc in enumerate(iter_documents(X, self.input, self.encoding,
-                                               self.decode_error)):
+                                               self.decode_error, caller="Collocations",
+                                               verbose=self.verbose)):
             try:
                 units.append(tokens(doc))
             except Exception as exc:
@@ -449,10 +454,12 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
         if counts.lower or self._token_fn() is list:       # the documents' own lists
             if type(X) is list and all(type(doc) is list for doc in X):
                 return self._count_lists(X, counts)
-            docs = iter_documents(X, "tokens", check_tokens=False)
+            docs = iter_documents(X, "tokens", check_tokens=False, caller="Collocations",
+                                  verbose=self.verbose)
         else:
             tokens = self._token_fn()
-            docs = iter_documents(X, self.input, self.encoding, self.decode_error)
+            docs = iter_documents(X, self.input, self.encoding, self.decode_error,
+                                  caller="Collocations", verbose=self.verbose)
 
             def to_tokens(doc, index):
                 try:
@@ -469,11 +476,15 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
         limit = self._chunk_tokens(held=False)
         ends = np.cumsum(np.fromiter(map(len, units), np.int64, len(units)))
         start = 0
-        while start < len(units):
-            done = ends[start - 1] if start else 0
-            stop = max(int(np.searchsorted(ends, done + limit, side="left")) + 1, start + 1)
-            counts.add(units[start:stop] if start or stop < len(units) else units, start)
-            start = stop
+        with progress_bar(self.verbose, "Collocations: documents", total=len(units),
+                          unit="doc") as bar:
+            while start < len(units):
+                done = ends[start - 1] if start else 0
+                stop = max(int(np.searchsorted(ends, done + limit, side="left")) + 1,
+                           start + 1)
+                counts.add(units[start:stop] if start or stop < len(units) else units, start)
+                bar.update(stop - start)
+                start = stop
         return counts
 
     def _check_combination(self):

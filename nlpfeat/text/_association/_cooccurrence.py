@@ -7,6 +7,7 @@ module validates the parameters and chooses between the two.
 from typing import NamedTuple
 
 from nlpfeat._deprecation import DEPRECATED, deprecated_constraint, renamed_value
+from nlpfeat._progress import track
 from nlpfeat._validation import Integral, Interval, Real, StrOptions, validate_params
 from nlpfeat.text._base._documents import check_corpus_type
 from nlpfeat.text._base._tokenize import TOKENIZERS
@@ -86,12 +87,13 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
         "tokenizer": [StrOptions(set(TOKENIZERS)), callable],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "prune_at": [Interval(Integral, 1, None, closed="left"), None],
+        "verbose": ["verbose"],
     },
     prefer_skip_nested_validation=True,
 )
 def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
                  vocabulary=None, min_count=1, tokenizer="regexp", working_memory=None,
-                 prune_at=None, weighting=DEPRECATED):
+                 prune_at=None, verbose=0, weighting=DEPRECATED):
     """Count how often each word occurs within ``window`` tokens of each other word.
 
     Parameters
@@ -144,6 +146,10 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
         a dropped term seen again starts from zero, so terms (and their pairs) near the
         pruning threshold are undercounted or lost, and the result depends on the chunk
         boundaries. None (the default) never prunes: every count is exact.
+    verbose : int, default=0
+        With 1 or more, a progress bar on stderr over the documents read (the bytes, with
+        the rate in MB/s, of a :class:`~nlpfeat.datasets.Corpus`; none for a dask bag,
+        read on its workers); 0 is silent.
     weighting : default="deprecated"
         The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
         :class:`TermWeighting`): still accepted with a ``FutureWarning``, removed in 0.3.
@@ -175,6 +181,7 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
     """
     if not is_dask_bag(docs):
         check_corpus_type(docs)
+        docs = track(docs, verbose, "cooccurrence: documents")
     context_weighting = renamed_value(weighting, context_weighting, old="weighting",
                                       new="context_weighting", default="uniform",
                                       owner="cooccurrence")

@@ -172,10 +172,15 @@ class TextMixin:
         return copy.copy(self)
 
     def _iter_docs(self, X):
-        """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``)."""
+        """Documents of ``X`` decoded to ``str`` (lists of ``str`` for ``input="tokens"``),
+        with a progress bar over them when the estimator's ``verbose`` is set."""
         check_not_dataframe(X)
         return iter_documents(X, self.input, self.encoding, self.decode_error,
-                              caller=type(self).__name__)
+                              caller=type(self).__name__, verbose=self._verbosity())
+
+    def _verbosity(self):
+        """The estimator's ``verbose`` (0 for one without the parameter)."""
+        return getattr(self, "verbose", 0)
 
     def _token_lists(self, X, *, check_tokens=True, copy=True):
         """One list of tokens (see ``_token_fn``) per document of ``X``, new by default.
@@ -191,7 +196,7 @@ class TextMixin:
         as_is = tokens is list
         docs = iter_documents(X, self.input, self.encoding, self.decode_error,
                               check_tokens=check_tokens or not as_is,
-                              caller=type(self).__name__)
+                              caller=type(self).__name__, verbose=self._verbosity())
         if as_is and not copy:
             return list(docs)
         return [tokens(doc) for doc in docs]

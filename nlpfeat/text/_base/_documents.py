@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from nlpfeat._docstrings import fill_doc
+from nlpfeat._progress import track
 from nlpfeat._validation import fit_context
 
 __all__ = [
@@ -53,7 +54,7 @@ def is_dask_bag(X):
 
 
 def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", *,
-                   check_tokens=True, caller=None):
+                   check_tokens=True, caller=None, verbose=0):
     """Yield each document of ``X`` as a ``str`` (a list of ``str`` when ``input="tokens"``).
 
     The corpus is consumed once, so a generator works.
@@ -74,6 +75,10 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
         with :func:`check_token_types` instead: one check per distinct token, not per token.
     caller : str, optional
         Who reads the documents, for the error of a dask bag (see :func:`check_corpus_type`).
+    verbose : int, default=0
+        With 1 or more, a progress bar on stderr over the documents read (bytes, for a
+        :class:`~nlpfeat.datasets.Corpus`), named after ``caller``; see
+        :func:`nlpfeat._progress.track`.
 
     Yields
     ------
@@ -98,6 +103,7 @@ def iter_documents(X, input="content", encoding="utf-8", decode_error="strict", 
     ['£ 5']
     """
     check_corpus_type(X, caller)
+    X = track(X, verbose, f"{caller or 'reading'}: documents")
     if input == "tokens":
         return _iter_token_lists(X, check_tokens)
     if input not in INPUT_TYPES:

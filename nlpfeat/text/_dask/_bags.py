@@ -144,7 +144,7 @@ def bag_term_counts(estimator, bag, count_partition, *, split_every=SPLIT_EVERY,
         ``distributed.Client``).
     """
     dask = _require_dask()
-    params = clone(estimator) if hasattr(estimator, "get_params") else estimator
+    params = quiet(clone(estimator)) if hasattr(estimator, "get_params") else estimator
     template = dask.delayed(params, name=f"nlpfeat-params-{uuid.uuid4().hex}")
     parts = [dask.delayed(_counted_partition, pure=True)(count_partition, template, i, part)
              for i, part in enumerate(bag.to_delayed())]
@@ -213,7 +213,15 @@ def without_statistics(estimator):
     ``__nlpfeat_worker_copy__()`` (a copy without the counts that ``partial_fit``
     accumulates: less to send to every worker), else a shallow copy."""
     hook = getattr(estimator, "__nlpfeat_worker_copy__", None)
-    return hook() if hook is not None else copy.copy(estimator)
+    return quiet(hook() if hook is not None else copy.copy(estimator))
+
+
+def quiet(estimator):
+    """``estimator`` (a copy made for the workers) with ``verbose=0``: a worker's progress
+    bars would go to its own log, interleaved with the other workers'."""
+    if getattr(estimator, "verbose", 0):
+        estimator.verbose = 0
+    return estimator
 
 
 def transform_partitions(estimator, bag):

@@ -107,6 +107,7 @@ class LocallyWeightedBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin,
         round-off (1e-12 in the tests). Most of
         the time of ``transform`` goes to grouping tokens by term and building the
         sparse matrix, which both engines share.
+    %(verbose)s
     pooling : default="deprecated"
         The former name of ``combine``: still accepted with a ``FutureWarning``, removed
         in 0.3.
@@ -174,6 +175,7 @@ class LocallyWeightedBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin,
            for name in ("min_df", "max_df", "max_features", "vocabulary")},
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "engine": [StrOptions(set(ENGINES))],
+        "verbose": ["verbose"],
         **TOKEN_PARAMETER_CONSTRAINTS,
     }
 
@@ -187,6 +189,7 @@ class LocallyWeightedBagOfWords(TokenOptions, OnePassFitMixin, TransformerMixin,
     vocabulary: Any = None
     working_memory: Any = None
     engine: Any = "auto"
+    verbose: Any = 0
     pooling: Any = DEPRECATED
 
     @fit_context(prefer_skip_nested_validation=True)

@@ -179,6 +179,10 @@ class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
     n_jobs : int, default=None
         Threads over the chunks of documents in ``transform`` (None: 1, -1: all cores);
         the result does not depend on it.
+    verbose : int, default=0
+        With 1 or more, the vectorizers (when they take ``verbose``, as nlpfeat's do) show
+        a progress bar on stderr over the concept documents read, then over the
+        documents of each ``transform``.
     top_k : int or None, default="deprecated"
         The former name of ``topn`` (nlpfeat's name for a top-k count everywhere): still
         accepted with a ``FutureWarning``, removed in 0.3.
@@ -245,11 +249,12 @@ class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
         "norm": [StrOptions({"l1", "l2"}), None],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, vectorizer=None, *, document_vectorizer=None, topn=100,
                  prune_window=None, prune_drop=0.05, concept_names=None, norm=None,
-                 working_memory=None, n_jobs=None, top_k=DEPRECATED):
+                 working_memory=None, n_jobs=None, verbose=0, top_k=DEPRECATED):
         self.vectorizer = vectorizer
         self.document_vectorizer = document_vectorizer
         self.topn = topn
@@ -259,6 +264,7 @@ class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
         self.norm = norm
         self.working_memory = working_memory
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.top_k = top_k
 
     def __sklearn_tags__(self):
@@ -268,6 +274,13 @@ class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
         tags.input_tags.two_d_array = passthrough
         tags.input_tags.string = not passthrough
         return tags
+
+    def _verbose(self, vectorizer):
+        """``vectorizer`` (a clone) showing bars when this estimator's ``verbose`` asks
+        for them and it takes ``verbose``; otherwise as the user set it."""
+        if self.verbose and "verbose" in vectorizer.get_params(deep=False):
+            vectorizer.set_params(verbose=self.verbose)
+        return vectorizer
 
     def _passthrough(self):
         return isinstance(self.vectorizer, str) and self.vectorizer == "passthrough"
@@ -303,12 +316,13 @@ class ExplicitSemanticAnalysis(PlainStateMixin, ReadOnceMixin, TransformerMixin,
             check_not_bag(X, "ExplicitSemanticAnalysis")    # its concepts_ are held here
             if self.document_vectorizer is not None:
                 X = reiterable(X, caller="ExplicitSemanticAnalysis")   # used twice
-            self.vectorizer_ = clone(self.vectorizer if self.vectorizer is not None
-                                     else TfidfVectorizer())
+            self.vectorizer_ = self._verbose(clone(self.vectorizer if self.vectorizer
+                                                   is not None else TfidfVectorizer()))
             C = self.vectorizer_.fit_transform(X)
             if self.document_vectorizer is not None:
-                self.document_vectorizer_ = clone(self.document_vectorizer).set_params(
-                    vocabulary=self.vectorizer_.vocabulary_).fit(X)
+                self.document_vectorizer_ = self._verbose(clone(
+                    self.document_vectorizer).set_params(
+                    vocabulary=self.vectorizer_.vocabulary_)).fit(X)
         if C.shape[0] == 0:
             raise ValueError("Empty concept corpus: X holds no concepts; pass at least one "
                              "concept document (or matrix row) to fit on.")

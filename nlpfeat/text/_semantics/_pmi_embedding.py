@@ -192,6 +192,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
         :func:`~nlpfeat.text.cooccurrence`): bounds the memory of a corpus with an
         unbounded number of rare words, at the price of approximate counts near the
         pruning threshold. None (the default) never prunes: every count is exact.
+    %(verbose)s
     weighting : default="deprecated"
         The former name of ``context_weighting`` (``weighting`` is the TF-IDF scheme of
         :class:`~nlpfeat.text.TermWeighting`): still accepted with a ``FutureWarning``,
@@ -273,6 +274,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
         "random_state": ["random_state"],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "prune_at": [Interval(Integral, 1, None, closed="left"), None],
+        "verbose": ["verbose"],
     }
 
     n_components: Any = dataclasses.field(default=100, kw_only=False)
@@ -288,6 +290,7 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
     random_state: Any = None
     working_memory: Any = None
     prune_at: Any = None
+    verbose: Any = 0
     weighting: Any = DEPRECATED
 
     @fit_context(prefer_skip_nested_validation=True)

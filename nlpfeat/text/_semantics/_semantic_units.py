@@ -114,6 +114,7 @@ default=None
     random_state : int, RandomState instance or None, default=None
         Seeds k-means and the PMIEmbedding fitted when ``embeddings`` is None.
     dtype : numpy dtype, default=np.int64
+    %(verbose)s
     embedding, n_top_words : default="deprecated"
         The former names of ``embeddings`` (spelled as in
         :class:`~nlpfeat.text.KernelAttentionPooling`) and ``topn`` (nlpfeat's name for a
@@ -174,6 +175,7 @@ default=None
         "n_top_words": deprecated_constraint([Interval(Integral, 1, None, closed="left")]),
         "random_state": ["random_state"],
         "dtype": "no_validation",
+        "verbose": ["verbose"],
     }
 
     embeddings: Any = dataclasses.field(default=None, kw_only=False)
@@ -183,6 +185,7 @@ default=None
     topn: Any = 3
     random_state: Any = None
     dtype: Any = np.int64
+    verbose: Any = 0
     embedding: Any = DEPRECATED
     n_top_words: Any = DEPRECATED
 

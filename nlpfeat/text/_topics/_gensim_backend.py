@@ -19,6 +19,7 @@ from scipy.special import digamma, gammaln, logsumexp
 
 from nlpfeat._chunking import gen_row_chunks
 from nlpfeat._persist import decode, encode, import_classes
+from nlpfeat._progress import progress_bar
 from nlpfeat._validation import import_optional
 
 __all__ = ["GensimTopicBackend", "lda_bound", "to_bow"]
@@ -108,15 +109,19 @@ class BowStream:
     only; the sparse matrix is the memory bound.
     """
 
-    def __init__(self, X, block=2048):
-        self.X, self.block = X, block
+    def __init__(self, X, block=2048, verbose=0):
+        self.X, self.block, self.verbose = X, block, verbose
 
     def __len__(self):
         return self.X.shape[0]
 
-    def __iter__(self):
-        for start in range(0, self.X.shape[0], self.block):
-            yield from to_bow(self.X[start : start + self.block])
+    def __iter__(self):                   # with ``verbose``, a bar per pass of gensim's
+        with progress_bar(self.verbose, "TopicModel: pass over the documents",
+                          total=len(self), unit="doc") as bar:
+            for start in range(0, self.X.shape[0], self.block):
+                block = to_bow(self.X[start : start + self.block])
+                yield from block
+                bar.update(len(block))
 
 
 class GensimTopicBackend:
@@ -171,24 +176,26 @@ class GensimTopicBackend:
         if "model" in state:
             self.model = decode(state["model"], import_classes(_SAVED_CLASSES))
 
-    def fit(self, X):
+    def fit(self, X, verbose=0):
+        """Fit on the CSR matrix ``X``; ``verbose``: a bar over the documents of each pass
+        of LDA and of LSI's one pass (gensim's NMF reads the matrix whole: no bar)."""
         from gensim.utils import FakeDict
 
         self.n_terms = X.shape[1]
         if (self.method == "lsi" and self.kwargs.get("onepass", True)
                 and not self.kwargs.get("distributed", False)):
-            self.model = self._fit_lsi_one_pass(X)
+            self.model = self._fit_lsi_one_pass(X, verbose)
         else:
             # Nmf takes a terms x documents CSC matrix as it is (same topics as from the bag
             # of words, without the conversion); LdaModel gets the bag of words, streamed.
-            corpus = sp.csc_matrix(X.T) if self.method == "nmf" else BowStream(X)
+            corpus = sp.csc_matrix(X.T) if self.method == "nmf" else BowStream(X, verbose=verbose)
             self.model = self.cls(corpus, id2word=FakeDict(self.n_terms), **self.kwargs)
         del self.rng
         self.n_iter_ = self.kwargs.get("power_iters" if self.method == "lsi" else "passes",
                                        2 if self.method == "lsi" else 1)
         return self
 
-    def _fit_lsi_one_pass(self, X):
+    def _fit_lsi_one_pass(self, X, verbose=0):
         """``LsiModel(bow)`` without the bag of words: the same one-pass updates.
 
         For a bag-of-words corpus, ``LsiModel.add_documents`` (one-pass, serial) turns each
@@ -202,12 +209,16 @@ class GensimTopicBackend:
 
         model = self.cls(None, id2word=FakeDict(self.n_terms), **self.kwargs)
         Xt = sp.csc_matrix(X.T, dtype=model.dtype)                   # terms x documents
-        for start in range(0, X.shape[0], model.chunksize):
-            update = Projection(model.num_terms, model.num_topics,
-                                Xt[:, start:start + model.chunksize],
-                                extra_dims=model.extra_samples, power_iters=model.power_iters,
-                                dtype=model.dtype, random_seed=model.random_seed)
-            model.projection.merge(update, decay=model.decay)
+        with progress_bar(verbose, "TopicModel: LSI over the documents", total=X.shape[0],
+                          unit="doc") as bar:
+            for start in range(0, X.shape[0], model.chunksize):
+                chunk = Xt[:, start:start + model.chunksize]
+                update = Projection(model.num_terms, model.num_topics, chunk,
+                                    extra_dims=model.extra_samples,
+                                    power_iters=model.power_iters, dtype=model.dtype,
+                                    random_seed=model.random_seed)
+                model.projection.merge(update, decay=model.decay)
+                bar.update(chunk.shape[1])
         model.docs_processed += X.shape[0]
         return model
 

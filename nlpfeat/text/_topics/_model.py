@@ -158,6 +158,10 @@ class TopicModel(TransformerMixin, BaseEstimator):
         ``p=1`` correlates 0.606 with people over all pairs and ``p=1.5`` 0.623; with ``p``
         and ``n_components`` chosen on half of the pairs and scored on the other half, 0.610
         against 0.598 for ``p=1`` (``benchmarks/quality_lee.py``). Ignored by LDA and NMF.
+    verbose : int, default=0
+        With 1 or more, progress bars on stderr: over the text documents counted (as
+        :class:`BagOfWords`'s) and, with ``backend="gensim"``, over the documents of each
+        LDA pass and of LSI's pass (scikit-learn's models and gensim's NMF show none).
 
     Attributes
     ----------
@@ -224,11 +228,12 @@ class TopicModel(TransformerMixin, BaseEstimator):
         "vocabulary": [dict, "array-like", None],
         "backend_params": [dict, None],
         "eig": [Interval(Real, None, None, closed="neither")],
+        "verbose": ["verbose"],
     }
 
     def __init__(self, n_components=10, *, method="lda", backend="gensim", max_iter=None,
                  alpha=None, eta=None, random_state=None, coherence="c_npmi", topn=10,
-                 vocabulary=None, backend_params=None, eig=1.0):
+                 vocabulary=None, backend_params=None, eig=1.0, verbose=0):
         self.n_components = n_components
         self.method = method
         self.backend = backend
@@ -241,6 +246,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
         self.vocabulary = vocabulary
         self.backend_params = backend_params
         self.eig = eig
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -264,7 +270,8 @@ class TopicModel(TransformerMixin, BaseEstimator):
         if _is_texts(X):
             return self._count_texts(X, reset), None
         if _is_tokens(X):
-            texts = list(iter_documents(X, input="tokens"))
+            texts = list(iter_documents(X, input="tokens", caller="TopicModel",
+                                        verbose=self.verbose))
             if reset:
                 fixed = None if self.vocabulary is None else self._fixed_vocabulary()
                 Xc, self.vocabulary_ = count_matrix(texts, fixed)
@@ -298,14 +305,15 @@ class TopicModel(TransformerMixin, BaseEstimator):
         (its default analysis; a chunk at a time, or per partition of a dask bag)."""
         if reset:
             fixed = None if self.vocabulary is None else self._fixed_vocabulary()
-            counter = BagOfWords(vocabulary=fixed, dtype=np.float64)
+            counter = BagOfWords(vocabulary=fixed, dtype=np.float64, verbose=self.verbose)
             counter.fit(X)
             self.vocabulary_ = counter.vocabulary_
         elif not hasattr(self, "vocabulary_"):
             raise ValueError("This TopicModel was fitted on a matrix without words; pass a "
                              "matrix, or give vocabulary= to map the documents' words.")
         else:
-            counter = BagOfWords(vocabulary=self.vocabulary_, dtype=np.float64)
+            counter = BagOfWords(vocabulary=self.vocabulary_, dtype=np.float64,
+                                 verbose=self.verbose)
         Xc = counter.transform(X)
         if is_dask_bag(X):
             Xc = Xc.compute()
@@ -381,7 +389,7 @@ class TopicModel(TransformerMixin, BaseEstimator):
             self.method, self.n_components, max_iter=self.max_iter, alpha=self.alpha,
             eta=self.eta, random_state=check_random_state(self.random_state),
             params=self.backend_params or {})
-        self._backend = backend.fit(Xc)
+        self._backend = backend.fit(Xc, verbose=self.verbose)
         self.model_ = backend.model
         self.components_ = np.asarray(backend.components_, dtype=np.float64)
         self.n_iter_ = int(backend.n_iter_)

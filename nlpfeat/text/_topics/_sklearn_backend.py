@@ -38,7 +38,9 @@ class SklearnTopicBackend:
         kwargs.update(params)
         self.model = cls(**kwargs)
 
-    def fit(self, X):
+    def fit(self, X, verbose=0):
+        """Fit on the CSR matrix ``X`` (``verbose`` is not passed on: scikit-learn's
+        decompositions print their progress to stdout, which is the user's output)."""
         self.model.fit(X)
         self.n_iter_ = getattr(self.model, "n_iter_", getattr(self.model, "n_iter", 1))
         return self

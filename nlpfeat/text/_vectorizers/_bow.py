@@ -59,6 +59,7 @@ COUNTING_PARAMETER_CONSTRAINTS = {
     "binary": ["boolean"],
     "dtype": "no_validation",  # checked by numpy when the matrix is cast
     "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+    "verbose": ["verbose"],
 }
 
 #: ``n_jobs`` of the vectorizers that count on threads (BagOfWords, TfidfVectorizer).
@@ -89,6 +90,7 @@ class CountingVectorizerMixin(TextOptions):
     vocabulary: Any = None
     dtype: Any = np.int64
     working_memory: Any = None
+    verbose: Any = 0
 
     def _check_params_at_fit(self):
         self._check_text_params()
@@ -536,6 +538,7 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
         None is 1, -1 every core); the output is the same for every ``n_jobs``. With the
         default word analyzer (see Notes) the documents take nlpfeat's compiled text pass,
         which releases the GIL; other settings count in Python, on one thread.
+    %(verbose)s
 
     Attributes
     ----------

@@ -104,6 +104,7 @@ class CountDeviation(NgramOptions, OnePassFitMixin, TransformerMixin, BaseEstima
         ratio statistic ``G = 2 sum obs ln(obs / exp)`` over the cells ``(x, n - x)``
         against ``(E, n - E)``, signed by ``x - E`` (``G`` is on the scale of a squared
         z-score; ``sign * sqrt(|G|)`` puts it back on the z scale).
+    %(verbose)s
 
     Attributes
     ----------
@@ -148,10 +149,12 @@ class CountDeviation(NgramOptions, OnePassFitMixin, TransformerMixin, BaseEstima
         **TEXT_PARAMETER_CONSTRAINTS,
         "max_features": [Interval(Integral, 1, None, closed="left")],
         "statistic": [StrOptions(set(STATISTICS))],
+        "verbose": ["verbose"],
     }
 
     max_features: Any = dataclasses.field(default=1000, kw_only=False)
     statistic: Any = "poisson"
+    verbose: Any = 0
 
     def _counts(self, X, vocabulary=None):
         """Counts over ``vocabulary`` (learned when None) and every document's length."""

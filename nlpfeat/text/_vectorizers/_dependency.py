@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from nlpfeat._docstrings import fill_doc
+from nlpfeat._progress import track
 from nlpfeat._validation import (Integral, Interval, RealNotInt, StrOptions, check_is_fitted,
                                  fit_context)
 from nlpfeat.text._base._documents import (
@@ -146,6 +147,7 @@ class DependencyBagOfWords(OnePassFitMixin, TransformerMixin, BaseEstimator,
     max_features : int or None, default=None
         Keep only the ``max_features`` features most frequent over the corpus.
     dtype : numpy dtype, default=np.int64
+    %(verbose)s
 
     Attributes
     ----------
@@ -238,12 +240,14 @@ class DependencyBagOfWords(OnePassFitMixin, TransformerMixin, BaseEstimator,
                    Interval(Integral, 1, None, closed="left")],
         "max_features": [Interval(Integral, 1, None, closed="left"), None],
         "dtype": "no_validation",
+        "verbose": ["verbose"],
     }
 
     def __init__(self, *, features=("triple",), word="form", generalize=None,
                  universal_relations=False, propagate_conj=False, graph="basic",
                  sentence_links=(), exclude_relations=("punct",), lowercase=True, input="content", encoding="utf-8", decode_error="strict",
-                 binary=False, min_df=1, max_df=1.0, max_features=None, dtype=np.int64):
+                 binary=False, min_df=1, max_df=1.0, max_features=None, dtype=np.int64,
+                 verbose=0):
         self.features = features
         self.word = word
         self.generalize = generalize
@@ -261,6 +265,7 @@ class DependencyBagOfWords(OnePassFitMixin, TransformerMixin, BaseEstimator,
         self.max_df = max_df
         self.max_features = max_features
         self.dtype = dtype
+        self.verbose = verbose
 
     # -- documents -> parsed sentences ------------------------------------------------
     def _iter_parsed(self, X):
@@ -272,7 +277,7 @@ class DependencyBagOfWords(OnePassFitMixin, TransformerMixin, BaseEstimator,
         if not isinstance(X, Iterable):
             raise TypeError(f"Expected an iterable of documents (CoNLL-U strings, file names "
                             f"or parsed Doc objects); got {type(X).__name__}.")
-        for i, doc in enumerate(X):
+        for i, doc in enumerate(track(X, self.verbose, "DependencyBagOfWords: documents")):
             yield self._parse(doc, i)
 
     def _parse(self, doc, i):

@@ -77,6 +77,7 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
     dtype : numpy dtype, default=np.float64
         Type of the matrix: a float or signed integer type (float64 with ``norm`` and an
         integer type, as scikit-learn's ``normalize`` returns).
+    %(verbose)s
 
     See Also
     --------
@@ -112,6 +113,7 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
         "norm": [StrOptions({"l1", "l2"}), None],
         "alternate_sign": ["boolean"],
         "dtype": "no_validation",  # checked in _check_params
+        "verbose": ["verbose"],
     }
 
     n_features: Any = 2**20
@@ -119,6 +121,7 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
     norm: Any = "l2"
     alternate_sign: Any = True
     dtype: Any = np.float64
+    verbose: Any = 0
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):

@@ -67,7 +67,7 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
     ----------
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
 ngram_range, strip_accents, preprocessor, binary, norm, min_df, max_df, max_features, \
-vocabulary, dtype, working_memory
+vocabulary, dtype, working_memory, verbose
         As in :class:`BagOfWords` (positions count the tokens left after stop-word removal).
     analyzer : {"word", "char"} or callable, default="word"
         Units whose positions are counted: tokens, or characters (white space collapsed).

@@ -41,7 +41,7 @@ class TfidfVectorizer(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     ----------
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
 ngram_range, analyzer, strip_accents, preprocessor, binary, min_df, max_df, max_features, \
-vocabulary, working_memory, n_jobs
+vocabulary, working_memory, n_jobs, verbose
         As in :class:`BagOfWords` (``binary=True`` uses presence as the term frequency).
     dtype : {np.float64, np.float32}, default=np.float64
         Type of the returned matrix and of ``idf_`` (weights are computed in float64). An
