@@ -131,7 +131,7 @@ def main(quick=False, n_splits=20):
     }
     everything = {**pmi_all, **{f"sparse {k}": v for k, v in sparse.items()},
                   **{f"w2v {k}": v for k, v in w2v.items()}}
-    print(f"corpora: " + ", ".join(f"{name} {len(d)} documents, {sum(map(len, d))} tokens"
+    print("corpora: " + ", ".join(f"{name} {len(d)} documents, {sum(map(len, d))} tokens"
                                    for name, d in docs.items()))
     print(f"Spearman rho on the pairs every model covers; held-out: chosen on half A, scored "
           f"on half B, mean +- sd over {n_splits} random pair splits; models {seconds:.0f} s "
