@@ -88,11 +88,12 @@ def test_the_harness_returns_its_folds(sine_run):
 def test_figures_are_titled_labelled_and_readable():
     pytest.importorskip("matplotlib")
     from nlpfeat.compare._figures import make_figures
-    from nlpfeat.compare._harness import _NoProgress, _run_regression, _Warnings
+    from nlpfeat._progress import progress_bar
+    from nlpfeat.compare._harness import _run_regression, _Warnings
 
     store = {}
     _run_regression("sine", ["nw-gaussian", "attn-gaussian-1h", "attn-additive-1h"], True, 0,
-                    _NoProgress(), store, _Warnings())
+                    progress_bar(0, "compare"), store, _Warnings())
     figures = make_figures(store)
     assert set(figures) == {"sine_fits.png", "attention_heatmaps.png", "bandwidth_curve.png"}
     for name, fig in figures.items():

@@ -10,17 +10,12 @@ from pathlib import Path
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from nlpfeat._validation import import_optional
+from nlpfeat.text._counting._cjk import CJK_IDEOGRAPHS
 
 __all__ = [
     "TOKENIZERS", "DEFAULT_TOKEN_PATTERN", "CJK_IDEOGRAPHS",
     "get_tokenizer", "get_stop_words", "get_stemmer",
 ]
-
-#: Character class of the CJK unified ideographs (basic block, extensions A-F, compatibility).
-CJK_IDEOGRAPHS = (
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\U00020000-\U0002ebef\U0002f800-\U0002fa1f\U00030000-\U0003134f"
-)
 
 # A maximal run of two or more word characters that are not CJK ideographs, or one CJK
 # ideograph alone. On text without ideographs the first branch finds exactly what

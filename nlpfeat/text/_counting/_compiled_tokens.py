@@ -33,7 +33,7 @@ import re
 import numpy as np
 from numba import njit
 
-from nlpfeat.text._base._tokenize import CJK_IDEOGRAPHS
+from nlpfeat.text._counting._cjk import CJK_IDEOGRAPHS
 
 __all__ = ["token_spans", "word_classes", "tokens_of"]
 

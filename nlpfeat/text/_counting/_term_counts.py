@@ -25,7 +25,6 @@ import zlib
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
-from nlpfeat.text._counting._text_pass import term_chunks
 from nlpfeat.text._counting._vocabulary import growing_vocabulary, grown
 
 __all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms", "term_shards"]
@@ -281,6 +280,8 @@ def count_terms(docs, counts, *, analyze=None, working_memory=None, builder=None
     -------
     counts : TermCounts
     """
+    from nlpfeat.text._counting._text_pass import term_chunks   # numba: on use
+
     for chunk in term_chunks(docs, counts.vocabulary, learn=counts.learn, analyze=analyze,
                              chunk_tokens=chunk_tokens(working_memory),
                              working_memory=working_memory, options=text_pass, n_jobs=n_jobs,

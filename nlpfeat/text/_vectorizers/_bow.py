@@ -23,7 +23,6 @@ from nlpfeat.text._base._analyzer import warn_unused, warn_user
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._term_counts import TermCounts, chunk_tokens, count_terms
-from nlpfeat.text._counting._text_pass import TextPass, term_chunks
 from nlpfeat.text._counting._vocabulary import (
     CsrBuilder,
     check_df_bounds,
@@ -134,6 +133,8 @@ class CountingVectorizerMixin(TextOptions):
         if not default:
             return None
         preprocess = None if strip_accents is None else self.build_preprocessor()
+        from nlpfeat.text._counting._text_pass import TextPass    # numba: on use
+
         return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
 
     def _n_jobs(self):
@@ -405,6 +406,8 @@ class CountingVectorizerMixin(TextOptions):
                 f"max_features={self.max_features!r}). Feed more documents or loosen these."
             )
         builder = CsrBuilder(dtype)
+        from nlpfeat.text._counting._text_pass import term_chunks   # numba: on use
+
         for chunk in term_chunks(self._iter_docs(X), self._transform_lookup(), learn=False,
                                  analyze=self._feature_fn(),
                                  chunk_tokens=chunk_tokens(self.working_memory),

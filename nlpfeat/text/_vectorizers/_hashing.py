@@ -26,6 +26,7 @@ from nlpfeat.text._base._analyzer import (
     check_encoding,
     check_ngram_range,
 )
+from nlpfeat.text._base._documents import check_not_bag
 from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._spans import encode_texts, spans_of_token_lists
@@ -273,6 +274,7 @@ def _padded_words(text):
 
 
 def _check_not_one_string(X):
+    check_not_bag(X, "HashingVectorizer")
     if isinstance(X, (str, bytes)):
         raise ValueError(
             "Iterable over raw text documents expected, string object received; wrap one "

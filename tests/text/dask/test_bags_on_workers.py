@@ -132,6 +132,12 @@ def _fitted(estimator, docs):
 
 #: (case, name, call(bag, docs, tokenizer)): each rejects the bag with a TypeError.
 REJECTED = [
+    ("HashingVectorizer.fit", "HashingVectorizer",
+     lambda b, d, t: text.HashingVectorizer(tokenizer=t).fit(b)),
+    ("HashingVectorizer.transform", "HashingVectorizer",
+     lambda b, d, t: text.HashingVectorizer(tokenizer=t).transform(b)),
+    ("HashingVectorizer.fit_transform", "HashingVectorizer",
+     lambda b, d, t: text.HashingVectorizer(tokenizer=t).fit_transform(b)),
     ("LocallyWeightedBagOfWords.fit", "LocallyWeightedBagOfWords",
      lambda b, d, t: text.LocallyWeightedBagOfWords(tokenizer=t).fit(b)),
     ("LocallyWeightedBagOfWords.fit_transform", "LocallyWeightedBagOfWords",
