@@ -179,6 +179,8 @@ def _argv(gallery_conf, script_vars):
 # would show its output in a build that runs only some); start from nothing instead.
 shutil.rmtree(HERE / "auto_examples", ignore_errors=True)
 
+from sphinx_gallery.sorting import FileNameSortKey  # noqa: E402
+
 sphinx_gallery_conf = {
     "examples_dirs": str(_gallery_sources()),
     "gallery_dirs": "auto_examples",
@@ -187,7 +189,7 @@ sphinx_gallery_conf = {
     "reset_argv": _argv,
     "download_all_examples": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": FileNameSortKey,   # a class: sphinx-gallery 0.15 takes no name
     "show_memory": False,
     "plot_gallery": "True",
 }

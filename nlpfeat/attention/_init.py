@@ -27,8 +27,8 @@ def check_rng(rng):
     Examples
     --------
     >>> from nlpfeat.attention.optim import check_rng
-    >>> check_rng(0).integers(10) == check_rng(0).integers(10)
-    np.True_
+    >>> bool(check_rng(0).integers(10) == check_rng(0).integers(10))
+    True
     """
     if isinstance(rng, np.random.Generator):
         return rng

@@ -230,8 +230,10 @@ def gaussian_score_backward(d_scores, queries, keys, w=1.0):
     Examples
     --------
     >>> from nlpfeat.attention.functional import gaussian_score_backward
-    >>> gaussian_score_backward(np.ones((1, 1)), np.array([[0.0]]), np.array([[2.0]]), w=0.5)
-    (array([[0.5]]), array([[-0.5]]), np.float64(-2.0))
+    >>> d_q, d_k, d_w = gaussian_score_backward(np.ones((1, 1)), np.array([[0.0]]),
+    ...                                         np.array([[2.0]]), w=0.5)
+    >>> d_q, d_k, float(d_w)
+    (array([[0.5]]), array([[-0.5]]), -2.0)
     """
     qw, kw = queries * w, keys * w
     d_qw = d_scores @ kw - d_scores.sum(axis=-1)[..., None] * qw
