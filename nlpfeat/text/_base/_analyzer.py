@@ -364,6 +364,36 @@ class TextMixin:
             steps.append(preprocess)
         return chain(steps, empty=_identity)
 
+    #: Private switch: False sends every document through the Python analyzer (tests).
+    _compiled_text = True
+
+    def _text_pass_options(self):
+        """The :class:`TextPass` options when the compiled pass gives exactly the Python
+        analyzer's features, else None (the Python path).
+
+        The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with
+        the default pattern, lowercasing, ``strip_accents`` by name, stop words, unigrams.
+        Anything else (a custom ``token_pattern``, a callable preprocessor, tokenizer,
+        analyzer or accent stripper, another tokenizer, a stemmer, n-grams, the character
+        analyzers, ``input="tokens"``, an estimator with its own features) takes the
+        Python path.
+        """
+        strip_accents = getattr(self, "strip_accents", None)
+        default = (
+            self._compiled_text and self.input != "tokens" and self.analyzer == "word"
+            and tuple(self.ngram_range) == (1, 1) and self.tokenizer in (None, "regexp")
+            and self.token_pattern is None and self.stemmer is None
+            and getattr(self, "preprocessor", None) is None
+            and strip_accents in (None, "ascii", "unicode")
+            and type(self)._feature_fn is TextMixin._feature_fn
+        )
+        if not default:
+            return None
+        preprocess = None if strip_accents is None else self.build_preprocessor()
+        from nlpfeat.text._counting._text_pass import TextPass    # numba: on use
+
+        return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
+
     def _feature_fn(self):
         """Callable decoded doc -> list of features; a subclass may override (positions, ...)."""
         return self._analyzer_fn()

@@ -18,7 +18,7 @@ from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
                                  check_array, check_is_fitted, fit_context)
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._analyzer import warn_unused, warn_user
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions
@@ -106,36 +106,6 @@ class CountingVectorizerMixin(TextOptions):
                                  ("max_features", self.max_features is not None)):
                 if is_set:
                     warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
-
-    #: Private switch: False sends every document through the Python analyzer (tests).
-    _compiled_text = True
-
-    def _text_pass_options(self):
-        """The :class:`TextPass` options when the compiled pass gives exactly the Python
-        analyzer's features, else None (the Python path).
-
-        The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with
-        the default pattern, lowercasing, ``strip_accents`` by name, stop words, unigrams.
-        Anything else (a custom ``token_pattern``, a callable preprocessor, tokenizer,
-        analyzer or accent stripper, another tokenizer, a stemmer, n-grams, the character
-        analyzers, ``input="tokens"``, an estimator with its own features) takes the
-        Python path.
-        """
-        strip_accents = getattr(self, "strip_accents", None)
-        default = (
-            self._compiled_text and self.input != "tokens" and self.analyzer == "word"
-            and tuple(self.ngram_range) == (1, 1) and self.tokenizer in (None, "regexp")
-            and self.token_pattern is None and self.stemmer is None
-            and getattr(self, "preprocessor", None) is None
-            and strip_accents in (None, "ascii", "unicode")
-            and type(self)._feature_fn is TextMixin._feature_fn
-        )
-        if not default:
-            return None
-        preprocess = None if strip_accents is None else self.build_preprocessor()
-        from nlpfeat.text._counting._text_pass import TextPass    # numba: on use
-
-        return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
