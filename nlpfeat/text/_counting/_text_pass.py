@@ -46,12 +46,14 @@ class TextPass(NamedTuple):
 
     ``lowercase``: lowercase ASCII documents in the compiled scan; ``preprocess``: the
     preprocessor applied to every other document (None: ``str.lower`` when
-    ``lowercase``); ``stop_words``: a set of tokens to drop, or None.
+    ``lowercase``); ``stop_words``: a set of tokens to drop, or None; ``ideographs``:
+    every CJK ideograph a token (nlpfeat's pattern), else scikit-learn's pattern.
     """
 
     lowercase: bool = True
     preprocess: object = None
     stop_words: object = None
+    ideographs: bool = True
 
 
 def chunk_chars(working_memory=None):
@@ -114,7 +116,8 @@ class _Pass:
     def local(self, docs):
         """Tokens of one chunk numbered in a table of its own (runs on a thread)."""
         spans = token_spans(docs, lowercase=self.options.lowercase,
-                            preprocess=self.options.preprocess)
+                            preprocess=self.options.preprocess,
+                            ideographs=self.options.ideographs)
         if spans is None:
             return None
         buffer, starts, ends, doc_offsets = spans

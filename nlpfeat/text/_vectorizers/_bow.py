@@ -41,7 +41,8 @@ from nlpfeat.text._dask import (
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = [
-    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts"
+    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts",
+    "text_pass_options",
 ]
 
 _DF_CONSTRAINT = [
@@ -63,6 +64,42 @@ COUNTING_PARAMETER_CONSTRAINTS = {
 
 #: ``n_jobs`` of the vectorizers that count on threads (BagOfWords, TfidfVectorizer).
 N_JOBS_CONSTRAINT = {"n_jobs": [Integral, None]}
+
+
+def text_pass_options(estimator, *, stop_words=True):
+    """The :class:`~nlpfeat.text._counting._text_pass.TextPass` options with which the
+    compiled pass gives exactly ``estimator``'s word features, else None (the Python path).
+
+    The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with the
+    default pattern or scikit-learn's (``(?u)\\b\\w\\w+\\b``), lowercasing, ``strip_accents`` by name, stop words (unless
+    ``stop_words=False``: a caller that cannot drop them), any ``ngram_range``. Anything
+    else (a custom ``token_pattern``, a callable preprocessor, tokenizer, analyzer or
+    accent stripper, another tokenizer, a stemmer, the character analyzers,
+    ``input="tokens"``, an estimator with its own features) takes the Python path.
+    """
+    strip_accents = getattr(estimator, "strip_accents", None)
+    default = (
+        estimator.input != "tokens" and estimator.analyzer == "word"
+        and estimator.tokenizer in (None, "regexp")
+        and getattr(estimator, "stemmer", None) is None
+        and getattr(estimator, "preprocessor", None) is None
+        and strip_accents in (None, "ascii", "unicode")
+        and type(estimator)._feature_fn is TextMixin._feature_fn
+    )
+    if not default:
+        return None
+    words_to_drop = estimator.get_stop_words()
+    if words_to_drop and not stop_words:
+        return None
+    from nlpfeat.text._counting._compiled_tokens import PLAIN_WORD_PATTERNS  # numba: on use
+    from nlpfeat.text._counting._text_pass import TextPass
+
+    pattern = estimator.token_pattern
+    if pattern is not None and pattern not in PLAIN_WORD_PATTERNS:
+        return None
+    preprocess = None if strip_accents is None else estimator.build_preprocessor()
+    return TextPass(bool(estimator.lowercase), preprocess, words_to_drop,
+                    ideographs=pattern is None)
 
 
 @splitting
@@ -112,30 +149,10 @@ class CountingVectorizerMixin(TextOptions):
 
     def _text_pass_options(self):
         """The :class:`TextPass` options when the compiled pass gives exactly the Python
-        analyzer's features, else None (the Python path).
-
-        The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with
-        the default pattern, lowercasing, ``strip_accents`` by name, stop words, unigrams.
-        Anything else (a custom ``token_pattern``, a callable preprocessor, tokenizer,
-        analyzer or accent stripper, another tokenizer, a stemmer, n-grams, the character
-        analyzers, ``input="tokens"``, an estimator with its own features) takes the
-        Python path.
-        """
-        strip_accents = getattr(self, "strip_accents", None)
-        default = (
-            self._compiled_text and self.input != "tokens" and self.analyzer == "word"
-            and tuple(self.ngram_range) == (1, 1) and self.tokenizer in (None, "regexp")
-            and self.token_pattern is None and self.stemmer is None
-            and getattr(self, "preprocessor", None) is None
-            and strip_accents in (None, "ascii", "unicode")
-            and type(self)._feature_fn is TextMixin._feature_fn
-        )
-        if not default:
+        analyzer's features, else None (the Python path): see :func:`text_pass_options`."""
+        if not self._compiled_text or tuple(self.ngram_range) != (1, 1):
             return None
-        preprocess = None if strip_accents is None else self.build_preprocessor()
-        from nlpfeat.text._counting._text_pass import TextPass    # numba: on use
-
-        return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
+        return text_pass_options(self)
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
