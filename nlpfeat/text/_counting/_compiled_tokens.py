@@ -35,7 +35,7 @@ from numba import njit
 
 from nlpfeat.text._counting._cjk import CJK_IDEOGRAPHS
 
-__all__ = ["token_spans", "word_classes", "tokens_of", "PLAIN_WORD_PATTERNS"]
+__all__ = ["token_spans", "word_classes", "tokens_of", "PLAIN_WORD_PATTERNS", "lowered_whole"]
 
 #: Token patterns that are scikit-learn's default, ``(?u)\\b\\w\\w+\\b`` (maximal runs of
 #: two or more word characters, ideographs among them): the scan with ``ideographs=False``.
@@ -60,6 +60,61 @@ def plain_word_classes():
     return _tables()[1]
 
 
+def lowered_whole():
+    """Whether each code point makes its document lowered whole (``str.lower``) before
+    the scan when tokens are lowered one by one (``lower_tokens``): the capital sigma
+    (whose lowering depends on the letters around it) and every code point whose
+    ``str.lower`` is not one code point of the same class in both tables (``"İ"`` is two).
+    Built from ``str.lower`` at first use."""
+    tables = _tables()
+    if len(tables) == 2:
+        whole = np.zeros(_N_CODE_POINTS, bool)
+        whole[0x3A3] = True
+        words, plain = tables
+        for lo in range(0, _N_CODE_POINTS, _PLANE):
+            plane = np.arange(lo, lo + _PLANE, dtype="<u4").tobytes().decode(
+                "utf-32-le", "surrogatepass")
+            if plane.lower() == plane:
+                continue
+            for i, char in enumerate(plane):
+                lowered = char.lower()
+                if lowered != char:
+                    c = lo + i
+                    whole[c] |= len(lowered) != 1 or (
+                        words[ord(lowered)] != words[c] or plain[ord(lowered)] != plain[c])
+        tables.append(whole)
+    return tables[2]
+
+
+@njit(cache=True, nogil=True)
+def _holding(buffer, doc_bytes, table, out):
+    """``out[d]``: whether document ``d`` (bytes ``doc_bytes[d] .. doc_bytes[d + 1] - 1``)
+    holds a code point past ASCII that ``table`` marks."""
+    for d in range(len(doc_bytes) - 1):
+        pos = doc_bytes[d]
+        end = doc_bytes[d + 1]
+        while pos < end:
+            b = buffer[pos]
+            if b < 0x80:
+                pos += 1
+                continue
+            if b < 0xE0:
+                cp = ((np.int64(b) & 0x1F) << 6) | (np.int64(buffer[pos + 1]) & 0x3F)
+                pos += 2
+            elif b < 0xF0:
+                cp = (((np.int64(b) & 0x0F) << 12) | ((np.int64(buffer[pos + 1]) & 0x3F) << 6)
+                      | (np.int64(buffer[pos + 2]) & 0x3F))
+                pos += 3
+            else:
+                cp = (((np.int64(b) & 0x07) << 18) | ((np.int64(buffer[pos + 1]) & 0x3F) << 12)
+                      | ((np.int64(buffer[pos + 2]) & 0x3F) << 6)
+                      | (np.int64(buffer[pos + 3]) & 0x3F))
+                pos += 4
+            if table[cp]:
+                out[d] = True
+                break
+
+
 def _tables():
     if not _CLASSES:
         classes = np.zeros(_N_CODE_POINTS, np.uint8)
@@ -74,24 +129,6 @@ def _tables():
         classes[classes == _WORD | _IDEOGRAPH] = _IDEOGRAPH
         _CLASSES.extend((classes, plain))
     return _CLASSES
-
-
-@njit(cache=True, nogil=True)
-def _byte_offsets(buffer, char_offsets):
-    """The byte offset of each code-point offset of ``char_offsets`` (increasing) in UTF-8."""
-    out = np.empty(len(char_offsets), np.int64)
-    chars = 0
-    pos = 0
-    n = len(buffer)
-    for k in range(len(char_offsets)):
-        target = char_offsets[k]
-        while chars < target and pos < n:
-            pos += 1
-            while pos < n and (buffer[pos] & 0xC0) == 0x80:
-                pos += 1
-            chars += 1
-        out[k] = pos
-    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -172,7 +209,7 @@ def _padded_buffer(data):
     return view[:len(data)]
 
 
-def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True):
+def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True, lower_tokens=False):
     """The default pattern's tokens of the documents ``docs``, as spans of one buffer.
 
     Parameters
@@ -188,6 +225,12 @@ def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True):
     ideographs : bool, default=True
         Every CJK ideograph a token (nlpfeat's default pattern); False: scikit-learn's
         pattern (:data:`PLAIN_WORD_PATTERNS`), ideographs word characters like any other.
+    lower_tokens : bool, default=False
+        With ``lowercase`` and no ``preprocess``: lowercase the ASCII letters of every
+        document in the scan and leave the other letters as they are, for the caller to
+        apply ``str.lower`` to each distinct token (what lowering the whole document does
+        to its tokens); a document holding a code point of :func:`lowered_whole` is
+        lowered whole first, as without this option.
 
     Returns
     -------
@@ -201,11 +244,33 @@ def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True):
     >>> tokens_of(*spans)
     [['the', 'cat', 'cat'], ['我', '爱', 'nlp']]
     """
+    if lower_tokens and lowercase and preprocess is None:
+        found = _encoded(docs)
+        if found is None:
+            return None
+        buffer, doc_bytes, n_chars = found
+        if len(buffer) != n_chars:                        # some documents are not ASCII
+            whole = np.zeros(len(docs), bool)
+            _holding(buffer, doc_bytes, lowered_whole(), whole)
+            if whole.any():
+                docs = [doc.lower() if w else doc for doc, w in zip(docs, whole.tolist())]
+                buffer, doc_bytes, _ = _encoded(docs)
+        return _scanned(buffer, doc_bytes, np.ones(len(docs), bool), ideographs)
     if preprocess is None and lowercase:
         preprocess = str.lower
     ascii_docs = np.fromiter(map(str.isascii, docs), bool, len(docs))
     if preprocess is not None and not ascii_docs.all():
         docs = [doc if is_ascii else preprocess(doc) for doc, is_ascii in zip(docs, ascii_docs)]
+    found = _encoded(docs)
+    if found is None:
+        return None
+    lower = ascii_docs if lowercase else np.zeros(len(docs), bool)
+    return _scanned(found[0], found[1], lower, ideographs)
+
+
+def _encoded(docs):
+    """``(buffer, doc_bytes, n_chars)`` of the documents joined and encoded; None for a
+    lone surrogate."""
     joined = "".join(docs)
     try:
         data = joined.encode("utf-8")
@@ -216,11 +281,18 @@ def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True):
     np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=char_offsets[1:])
     if len(data) >= 2**31:
         raise ValueError(f"A chunk of {len(data)} bytes is too large; lower working_memory.")
-    doc_bytes = char_offsets if len(data) == len(joined) else _byte_offsets(buffer, char_offsets)
-    size = len(data) // 2 + 1
+    if len(data) == len(joined):
+        return buffer, char_offsets, len(joined)
+    char_bytes = np.empty(len(joined) + 1, np.int64)   # where each code point starts
+    char_bytes[:-1] = np.flatnonzero((buffer & 0xC0) != 0x80)
+    char_bytes[-1] = len(data)
+    return buffer, char_bytes[char_offsets], len(joined)
+
+
+def _scanned(buffer, doc_bytes, lower, ideographs):
+    size = len(buffer) // 2 + 1
     starts, ends = np.empty(size, np.int32), np.empty(size, np.int32)
-    doc_offsets = np.empty(len(docs) + 1, np.int64)
-    lower = ascii_docs if lowercase else np.zeros(len(docs), bool)
+    doc_offsets = np.empty(len(doc_bytes), np.int64)
     classes = word_classes() if ideographs else plain_word_classes()
     n = _scan(buffer, doc_bytes, lower, classes, starts, ends, doc_offsets)
     return buffer, starts[:n], ends[:n], doc_offsets

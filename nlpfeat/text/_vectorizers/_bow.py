@@ -66,7 +66,7 @@ COUNTING_PARAMETER_CONSTRAINTS = {
 N_JOBS_CONSTRAINT = {"n_jobs": [Integral, None]}
 
 
-def text_pass_options(estimator, *, stop_words=True):
+def text_pass_options(estimator, *, stop_words=True, lower_tokens=False):
     """The :class:`~nlpfeat.text._counting._text_pass.TextPass` options with which the
     compiled pass gives exactly ``estimator``'s word features, else None (the Python path).
 
@@ -76,6 +76,8 @@ def text_pass_options(estimator, *, stop_words=True):
     else (a custom ``token_pattern``, a callable preprocessor, tokenizer, analyzer or
     accent stripper, another tokenizer, a stemmer, the character analyzers,
     ``input="tokens"``, an estimator with its own features) takes the Python path.
+    ``lower_tokens``: the caller lowers each distinct token (see ``token_spans``); only
+    with ``lowercase`` and no accent stripping.
     """
     strip_accents = getattr(estimator, "strip_accents", None)
     default = (
@@ -98,8 +100,9 @@ def text_pass_options(estimator, *, stop_words=True):
     if pattern is not None and pattern not in PLAIN_WORD_PATTERNS:
         return None
     preprocess = None if strip_accents is None else estimator.build_preprocessor()
+    lower_tokens = lower_tokens and preprocess is None and bool(estimator.lowercase)
     return TextPass(bool(estimator.lowercase), preprocess, words_to_drop,
-                    ideographs=pattern is None)
+                    ideographs=pattern is None, lower_tokens=lower_tokens)
 
 
 @splitting
@@ -152,7 +155,7 @@ class CountingVectorizerMixin(TextOptions):
         analyzer's features, else None (the Python path): see :func:`text_pass_options`."""
         if not self._compiled_text or tuple(self.ngram_range) != (1, 1):
             return None
-        return text_pass_options(self)
+        return text_pass_options(self, lower_tokens=True)
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
@@ -351,7 +354,8 @@ class CountingVectorizerMixin(TextOptions):
                 raise
             keep = np.zeros(len(terms), dtype=bool)
         kept = np.flatnonzero(keep)
-        self.vocabulary_ = dict(zip([terms[i] for i in kept], range(kept.size)))
+        kept_terms = terms if kept.size == len(terms) else [terms[i] for i in kept.tolist()]
+        self.vocabulary_ = dict(zip(kept_terms, range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
         new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
         new_of_old[ids[kept]] = np.arange(kept.size)
