@@ -596,7 +596,8 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     the partitions are counted on the workers and merged by a tree reduction, so the
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
-    **Compiled text pass.** With the default tokenizer and pattern, ``analyzer="word"``,
+    **Compiled text pass.** With the default tokenizer and pattern (or scikit-learn's,
+    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``,
     ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
     named, documents are tokenized and counted by compiled code (no Python object per
     token), with exactly the tokens, lowercasing and stop words of the Python path; other
