@@ -94,22 +94,11 @@ def _holding(buffer, doc_bytes, table, out):
         pos = doc_bytes[d]
         end = doc_bytes[d + 1]
         while pos < end:
-            b = buffer[pos]
-            if b < 0x80:
+            if buffer[pos] < 0x80:
                 pos += 1
                 continue
-            if b < 0xE0:
-                cp = ((np.int64(b) & 0x1F) << 6) | (np.int64(buffer[pos + 1]) & 0x3F)
-                pos += 2
-            elif b < 0xF0:
-                cp = (((np.int64(b) & 0x0F) << 12) | ((np.int64(buffer[pos + 1]) & 0x3F) << 6)
-                      | (np.int64(buffer[pos + 2]) & 0x3F))
-                pos += 3
-            else:
-                cp = (((np.int64(b) & 0x07) << 18) | ((np.int64(buffer[pos + 1]) & 0x3F) << 12)
-                      | ((np.int64(buffer[pos + 2]) & 0x3F) << 6)
-                      | (np.int64(buffer[pos + 3]) & 0x3F))
-                pos += 4
+            cp, width = _code_point_at(buffer, pos)
+            pos += width
             if table[cp]:
                 out[d] = True
                 break
@@ -132,21 +121,26 @@ def _tables():
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _class_at(buffer, pos, classes):
-    """``(class, width)`` of the code point whose UTF-8 bytes start at ``buffer[pos]``."""
+def _code_point_at(buffer, pos):
+    """``(code point, width)`` of the UTF-8 sequence that starts at ``buffer[pos]``."""
     b = buffer[pos]
     if b < 0x80:
-        return classes[b], 1
+        return np.int64(b), 1
     if b < 0xE0:
-        cp = ((np.int64(b) & 0x1F) << 6) | (np.int64(buffer[pos + 1]) & 0x3F)
-        return classes[cp], 2
+        return ((np.int64(b) & 0x1F) << 6) | (np.int64(buffer[pos + 1]) & 0x3F), 2
     if b < 0xF0:
-        cp = (((np.int64(b) & 0x0F) << 12) | ((np.int64(buffer[pos + 1]) & 0x3F) << 6)
-              | (np.int64(buffer[pos + 2]) & 0x3F))
-        return classes[cp], 3
-    cp = (((np.int64(b) & 0x07) << 18) | ((np.int64(buffer[pos + 1]) & 0x3F) << 12)
-          | ((np.int64(buffer[pos + 2]) & 0x3F) << 6) | (np.int64(buffer[pos + 3]) & 0x3F))
-    return classes[cp], 4
+        return ((((np.int64(b) & 0x0F) << 12) | ((np.int64(buffer[pos + 1]) & 0x3F) << 6)
+                 | (np.int64(buffer[pos + 2]) & 0x3F)), 3)
+    return ((((np.int64(b) & 0x07) << 18) | ((np.int64(buffer[pos + 1]) & 0x3F) << 12)
+             | ((np.int64(buffer[pos + 2]) & 0x3F) << 6) | (np.int64(buffer[pos + 3]) & 0x3F)),
+            4)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _class_at(buffer, pos, classes):
+    """``(class, width)`` of the code point whose UTF-8 bytes start at ``buffer[pos]``."""
+    cp, width = _code_point_at(buffer, pos)
+    return classes[cp], width
 
 
 @njit(cache=True, nogil=True)
