@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sklearn.feature_extraction.text import HashingVectorizer as SklearnHashing
 
 from nlpfeat.text import HashingVectorizer
-from nlpfeat.text._vectorizers._bow import text_pass_options
+from nlpfeat.text._base._analyzer import text_pass_options
 
 SKLEARN_PATTERN = r"(?u)\b\w\w+\b"
 WORDS = ["the", "The", "CAT", "café", "CAFÉ", "naïve", "İstanbul", "ΟΔΟΣ", "中文", "x",
