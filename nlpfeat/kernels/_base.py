@@ -187,7 +187,8 @@ class NadarayaWatsonMixin:
         self._index = nw_index(X, Y, kern, self.bandwidth_, self.metric, reg_type,
                                tree=self.algorithm_ == "tree", engine=self.engine_,
                                binned=self.algorithm_ == "binned",
-                               bins=_binned.check_bins(self.bins, X.shape[1]))
+                               bins=_binned.check_bins(self.bins, X.shape[1]),
+                               absolute=loss != "squared")
         self._y_mean = Y.mean(axis=0)
         return self
 

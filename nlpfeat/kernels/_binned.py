@@ -29,7 +29,8 @@ from scipy import fft as sfft
 from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
-           "bin_rows", "binned_loo_grid", "check_bins", "default_bins", "tau_from"]
+           "bin_rows", "binned_loo_grid", "check_bins", "default_bins", "target_scale",
+           "tau_from"]
 
 
 class BinnedRangeWarning(UserWarning):
@@ -51,6 +52,8 @@ _MIN_BINS = {1: 4096, 2: 256, 3: 48}
 MAX_GRID = 2 ** 23
 #: The documented bound: prediction error relative to std(y).
 TARGET = 1e-6
+#: Margin of the certificate over the sampled error envelope.
+SAFETY = 2.0
 #: Relative error bound of the weight sums that an explicit ``bins`` certifies.
 EXPLICIT_TAU = 1e-3
 
@@ -215,18 +218,6 @@ def _convolve(grids, kernels, pairs=None):
             for k, g in pairs]
 
 
-def _spread(idx, w, V, size):
-    """Grid sums (c, size) of the columns of V (n, c) with stencil (idx, w)."""
-    flat = idx.ravel()
-    return np.stack([np.bincount(flat, (w * V[:, c:c + 1]).ravel(), minlength=size)
-                     for c in range(V.shape[1])])
-
-
-def _gather(G, idx, w):
-    """Interpolated values (n, *lead) of grids G (*lead, size) at stencils (idx, w)."""
-    return np.einsum("...np,np->n...", G[..., idx], w)
-
-
 def _envelope(grid, reg_type="lc"):
     """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
     for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
@@ -266,14 +257,31 @@ def _envelope(grid, reg_type="lc"):
     return grid.d * env + EPS
 
 
-def bin_rows(grid, X, V):
-    """Raw grids (c + 2, size) of rows X with values V: counts spread with ``|w|`` (for
-    the error bound), weights, then V. Grids of disjoint row sets add up."""
-    idx, w, _ = grid.stencil(X)
-    size = int(np.prod(grid.shape))
+def target_scale(Y, absolute=False):
+    """Per output, the unit of the documented bound: std(y) (1 where y is constant), or
+    1 for probabilities (``absolute``)."""
+    if absolute:
+        return np.ones(Y.shape[1])
+    std = Y.std(axis=0)
+    return np.where(std > 0, std, 1.0)
+
+
+def _node_coords(grid, X, out=False):
+    """Rows X in node units of the data grid (``out``: of the convolved grid)."""
+    return (X - grid.lo) / grid.delta + (grid.off + (grid.R if out else 0))
+
+
+def bin_rows(grid, X, V, scale):
+    """Raw grids (c + 3, size) of rows X with centred values V (n, c): spread with
+    ``|w|`` (for the error bound) the counts and each row's largest ``|V| / scale``,
+    then with ``w`` the weights and V. Grids of disjoint row sets add up."""
+    from nlpfeat.kernels._compiled._binning import spread
+
     ones = np.ones((X.shape[0], 1))
-    return np.vstack([_spread(idx, np.abs(w), ones, size),
-                      _spread(idx, w, np.hstack([ones, V]), size)])
+    dev = np.abs(V / scale).max(axis=1, initial=0.0)[:, None]
+    Z = np.ascontiguousarray(_node_coords(grid, X))
+    return spread(Z, np.hstack([ones, dev]), np.hstack([ones, V]), grid.order,
+                  np.asarray(grid.shape, dtype=np.int64))
 
 
 class BinnedSums:
@@ -284,22 +292,22 @@ class BinnedSums:
     of queries inside the grid.
     """
 
-    def __init__(self, X, V, kern, h, bins, reg_type, lo=None, span=None):
+    def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
         lo = X.min(axis=0) if lo is None else lo
         span = np.ptp(X, axis=0) if span is None else span
         self.grid = g = _Grid(lo, span, h, bins, kern)
         self.reg_type = reg_type
-        self.raw = bin_rows(g, X, V)
+        self.raw = bin_rows(g, X, V, scale)
         self._finish()
 
     def _finish(self):
         g = self.grid
-        grids = self.raw.reshape((-1,) + g.shape)        # counts (|w|), weights, V
+        grids = self.raw.reshape((-1,) + g.shape)    # counts, deviations (|w|), weights, V
         kernels = g.kernels(self.reg_type)
         self.kmat = kernels
         n_k = kernels.shape[0]
-        # the error envelope convolved with the counts, in the same transforms
-        pairs = [(j, slice(1, None)) for j in range(n_k)] + [(n_k, slice(0, 1))]
+        # the error envelope convolved with the counts and deviations, same transforms
+        pairs = [(j, slice(2, None)) for j in range(n_k)] + [(n_k, slice(0, 2))]
         conv = _convolve(grids, np.concatenate([kernels, _envelope(g, self.reg_type)[None]]),
                          pairs)
         if self.reg_type == "lc":
@@ -307,7 +315,8 @@ class BinnedSums:
         else:               # weights with every kernel; targets with K and -u K
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
-        self.E = conv[n_k][0].reshape(-1) + 64 * EPS * float(grids[0].sum())
+        total = grids[:2].reshape(2, -1).sum(axis=1)
+        self.E = conv[n_k].reshape(2, -1) + 64 * EPS * total[:, None]
 
     @classmethod
     def from_raw(cls, raw, grid, reg_type):
@@ -318,10 +327,17 @@ class BinnedSums:
         return self
 
     def gather(self, Q):
-        """Interpolated sums at Q, their error bounds and the mask of Q inside the grid."""
+        """Interpolated sums at Q, their error bounds (m, 2: of the weight sums and of
+        the deviation sums) and the mask of Q inside the grid."""
+        from nlpfeat.kernels._compiled._binning import gather
+
         g = self.grid
-        idx, w, inside = g.stencil(Q, out=True)
-        return _gather(self.G, idx, w), _gather(self.E, idx, np.abs(w)), inside
+        lead = self.G.shape[:-1]
+        S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), self.E,
+                              np.ascontiguousarray(_node_coords(g, Q, out=True)), g.order,
+                              np.asarray(g.out_shape, dtype=np.int64),
+                              np.asarray(g.margin, dtype=np.int64))
+        return S.reshape((Q.shape[0],) + lead), B, inside
 
     def self_terms(self, X, V):
         """Each training row's own contribution to its binned sums (same shape as
@@ -341,16 +357,30 @@ class BinnedSums:
         return s[:, :, None] * cols[:, None, :]                          # (n, nk, c)
 
 
-def _predictions(S, E, reg_type, d, tau, top):
+def _predictions(S, B, reg_type, d, tau, top, scale=None):
     """Predictions from gathered sums and the mask of certified rows.
 
-    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll"; ``top``:
-    the targets' largest distance to their mean, per output (the slopes' scale).
+    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll"; ``B`` (n, 2):
+    the bounds of the weight sums' error and of the deviation sums'; ``top``: the
+    targets' largest distance to their mean, per output (the slopes' scale). A local
+    constant prediction with ``scale`` (the default grid) is certified when its own
+    bound, ``(B_dev + |y_hat - mean| / scale B_w) / (S0 - B_w)`` in units of ``scale``,
+    is below ``TARGET / SAFETY``; otherwise (explicit bins, local linear) when the
+    weight sums' relative error is below ``tau``.
     """
+    E = B[:, 0]
     if reg_type == "lc":
         s0 = S[:, 0]
-        ok = s0 > E / tau
-        return S[:, 1:] / np.where(ok, s0, 1.0)[:, None], ok
+        if scale is None:
+            ok = s0 > E / tau
+            return S[:, 1:] / np.where(ok, s0, 1.0)[:, None], ok
+        ok = s0 > 2.0 * E
+        pred = S[:, 1:] / np.where(ok, s0, 1.0)[:, None]
+        # (y_b - y) S0 = sum_i e_i (y_i - y_b): |y_i - y_b| <= |y_i - mean| + |y_b - mean|
+        bound = (B[:, 1:2] + np.abs(pred) / scale * E[:, None]) \
+            / np.where(ok, s0 - E, 1.0)[:, None]
+        ok &= (SAFETY * bound <= TARGET).all(axis=1)
+        return pred, ok
     # the moment kernels u K and u u^T K err a few times more than K: a margin of 4
     E = 4.0 * E
     s0 = S[:, 0, 0]
@@ -404,17 +434,19 @@ class BinnedIndex:
     """
 
     def __init__(self, X, Y, kern, bandwidth, reg_type, bins, exact, *, sums=None,
-                 y_mean=None, tau=None, top=None):
+                 y_mean=None, tau=None, top=None, scale=None, absolute=False):
         self.kern, self.reg_type, self.exact, self.Y = kern, reg_type, exact, Y
         self.bandwidth = bandwidth
         self.y_mean = Y.mean(axis=0) if y_mean is None else y_mean
+        self.scale = target_scale(Y, absolute) if scale is None else scale
+        self.explicit = bins is not None
         # explicit bins: the user's accuracy; sums whose bound passes 1e-3 of them go exact
         self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
         if sums is None:
             bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
             sums = None if bins is None else BinnedSums(X, Y - self.y_mean, kern, bandwidth,
-                                                        bins, reg_type)
+                                                        bins, reg_type, self.scale)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
         self.exact_index = None     # set by the engine; None for a fit on a dask array
         self.bins = None if sums is None else np.asarray(sums.grid.shape) - sums.grid.order - 1
@@ -425,7 +457,8 @@ class BinnedIndex:
             out, ok = np.empty((Q.shape[0], self.y_mean.size)), np.zeros(Q.shape[0], bool)
         else:
             S, E, inside = self.sums.gather(Q)
-            out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top)
+            out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top,
+                                   None if self.explicit else self.scale)
             ok &= inside
             out = out + self.y_mean
         empty = np.zeros(Q.shape[0], dtype=bool)
@@ -459,6 +492,7 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     Yc = Y - y_mean
     tau = _tau(Y) if bins is None else EXPLICIT_TAU
     top = _top(Y)
+    scale = target_scale(Y, absolute=loss != "squared")
     totals = np.empty(len(grid))
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
@@ -467,10 +501,10 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
         if b is None:       # no grid fits this bandwidth: every row exact
             totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
             continue
-        sums = BinnedSums(X, Yc, kern, h, b, reg_type, lo, span)
+        sums = BinnedSums(X, Yc, kern, h, b, reg_type, scale, lo, span)
         S, E, _ = sums.gather(X)
         S = S - sums.self_terms(X, Yc)
-        P, ok = _predictions(S, E, reg_type, d, tau, top)
+        P, ok = _predictions(S, E, reg_type, d, tau, top, None if bins is not None else scale)
         P = P + y_mean
         bad = np.flatnonzero(~ok)
         if bad.size:
