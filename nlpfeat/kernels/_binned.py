@@ -47,7 +47,7 @@ TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
 _PER_BANDWIDTH = {ORDER_SMOOTH: {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
-_MIN_BINS = {1: 4096, 2: 256, 3: 48}
+_MIN_BINS = {1: 1024, 2: 256, 3: 48}
 #: Largest grid (nodes of the convolved grid) a default grid may take.
 MAX_GRID = 2 ** 23
 #: The documented bound: prediction error relative to std(y).
@@ -241,12 +241,12 @@ def _envelope(grid, reg_type="lc"):
     err = np.zeros(k.shape[0])
     pp = np.arange(P)
     for prof in profiles:
-        for ia, a in enumerate(s):
-            exact = prof((k[:, :, 0] + s[None, :] - a) * step)            # (nk, ns)
-            # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
-            Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)  # (nk, Pa, Pb)
-            approx = np.einsum("p,kpq,bq->kb", W[ia], Kn, W)
-            err = np.maximum(err, np.abs(approx - exact).max(axis=1))
+        # point at s_a in cell 0, query at s_b in cell k: offset k + s_b - s_a
+        exact = prof((k + s[None, None, :] - s[None, :, None]) * step)     # (nk, na, nb)
+        # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
+        Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)      # (nk, Pa, Pb)
+        approx = W @ (Kn @ W.T)                                             # (nk, na, nb)
+        err = np.maximum(err, np.abs(approx - exact).max(axis=(1, 2)))
     for _ in range(P):              # neighbouring offsets (positions between nodes)
         err = np.maximum(err, np.maximum(np.roll(err, 1), np.roll(err, -1)))
     r = np.abs(k[:, 0, 0]) * step
@@ -342,15 +342,17 @@ class BinnedSums:
     def self_terms(self, X, V):
         """Each training row's own contribution to its binned sums (same shape as
         :meth:`gather`'s sums)."""
+        from nlpfeat.kernels._compiled._binning import stencil_weights
+
         g = self.grid
-        _, w, _ = g.stencil(X, out=True)
+        w = stencil_weights(np.ascontiguousarray(_node_coords(g, X)), g.order)
         P = g.order + 1
         # kernel between two stencil nodes a, b of one point: K((b - a) delta)
         steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
         diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
         center = np.asarray(g.R)
         kk = self.kmat[(slice(None),) + tuple((diff[..., j] + center[j]) for j in range(g.d))]
-        s = np.einsum("np,kpq,nq->nk", w, kk, w)                         # (n, nk)
+        s = np.stack([np.einsum("np,np->n", w @ kj, w) for kj in kk], axis=1)   # (n, nk)
         cols = np.hstack([np.ones((X.shape[0], 1)), V])
         if self.reg_type == "lc":
             return s[:, 0:1] * cols

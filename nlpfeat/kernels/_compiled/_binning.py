@@ -10,10 +10,30 @@ import numpy as np
 from numba import njit
 
 
+#: Grid values (float64) that stay in the caches when spreading.
+_CACHED = 2 ** 18
+
+
 @njit(cache=True)
-def _axis_weights(z, order, shape, margin, base, W):
-    """Stencil of one row: first nodes ``base`` (d,) and weights ``W`` (d, order + 1);
-    False when the stencil leaves the grid (less ``margin`` nodes on each side)."""
+def _inverse_denominators(order):
+    """``1 / prod_{m != a} (a - m)`` of the Lagrange basis on ``order + 1`` nodes."""
+    P = order + 1
+    inv = np.empty(P)
+    for a in range(P):
+        den = 1.0
+        for m in range(P):
+            if m != a:
+                den *= a - m
+        inv[a] = 1.0 / den
+    return inv
+
+
+@njit(cache=True)
+def _axis_weights(z, order, shape, margin, inv, base, W):
+    """Stencil of one row: first nodes ``base`` (d,) and weights ``W`` (d, order + 1)
+    (products of all factors but one, from prefix and suffix products; ``inv`` from
+    :func:`_inverse_denominators`); False when the stencil leaves the grid (less
+    ``margin`` nodes on each side)."""
     off = (order - 1) // 2
     P = order + 1
     for j in range(z.size):
@@ -22,24 +42,53 @@ def _axis_weights(z, order, shape, margin, base, W):
         if b < margin[j] or b + order >= shape[j] - margin[j]:
             return False
         base[j] = b
-        t = z[j] - f
+        t = z[j] - f + off          # position from the stencil's first node
+        acc = 1.0
         for a in range(P):
-            num, den = 1.0, 1.0
-            for m in range(P):
-                if m != a:
-                    num *= t - (m - off)
-                    den *= a - m
-            W[j, a] = num / den
+            W[j, a] = acc
+            acc *= t - a
+        acc = 1.0
+        for a in range(P - 1, -1, -1):
+            W[j, a] *= acc * inv[a]
+            acc *= t - a
     return True
 
 
 @njit(cache=True)
-def _strides(shape):
-    d = shape.size
-    st = np.ones(d, dtype=np.int64)
-    for j in range(d - 2, -1, -1):
-        st[j] = st[j + 1] * shape[j + 1]
+def _strides3(shape):
+    """C-order strides of ``shape`` padded to 3 axes (a padded axis has stride 0)."""
+    st = np.zeros(3, dtype=np.int64)
+    acc = 1
+    for j in range(shape.size - 1, -1, -1):
+        st[j] = acc
+        acc *= shape[j]
     return st
+
+
+@njit(cache=True)
+def _block_order(Z, shape):
+    """Row indices grouped by block of 8 nodes per axis (C order of the blocks)."""
+    n, d = Z.shape
+    nb = np.empty(d, dtype=np.int64)
+    n_blocks = 1
+    for j in range(d):
+        nb[j] = shape[j] // 8 + 1
+        n_blocks *= nb[j]
+    cell = np.empty(n, dtype=np.int64)
+    start = np.zeros(n_blocks + 1, dtype=np.int64)
+    for i in range(n):
+        acc = 0
+        for j in range(d):
+            acc = acc * nb[j] + min(max(int(Z[i, j]) // 8, 0), nb[j] - 1)
+        cell[i] = acc
+        start[acc + 1] += 1
+    for b in range(n_blocks):
+        start[b + 1] += start[b]
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        order[start[cell[i]]] = i
+        start[cell[i]] += 1
+    return order
 
 
 @njit(cache=True)
@@ -49,32 +98,49 @@ def spread(Z, A, V, order, shape):
     whose stencil leaves the grid are not spread (the caller's grid holds its rows)."""
     n, d = Z.shape
     ca, cs = A.shape[1], V.shape[1]
+    c = ca + cs
     P = order + 1
     size = 1
     for j in range(d):
         size *= shape[j]
-    out = np.zeros((ca + cs, size))
-    st = _strides(shape)
+    out = np.zeros((size, c))           # interleaved: a node's columns share a line
+    st = _strides3(shape)
+    Pj = np.ones(3, dtype=np.int64)
+    Pj[:d] = P
     margin = np.zeros(d, dtype=np.int64)
     base = np.empty(d, dtype=np.int64)
     W = np.empty((d, P))
-    n_st = P ** d
-    for i in range(n):
-        if not _axis_weights(Z[i], order, shape, margin, base, W):
+    W3 = np.ones((3, P))
+    inv = _inverse_denominators(order)
+    vals = np.empty(c)
+    # a grid beyond the caches: rows in the order of their blocks of 8^d nodes (a
+    # counting sort), so neighbouring rows touch neighbouring nodes; a small grid keeps
+    # the rows' order (sorted rows would chain their updates of one node)
+    rows = _block_order(Z, shape) if size * c > _CACHED else np.arange(n)
+    for i in rows:
+        if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
             continue
-        for c in range(n_st):
-            rem, idx, w = c, 0, 1.0
-            for j in range(d - 1, -1, -1):
-                a = rem % P
-                rem //= P
-                idx += (base[j] + a) * st[j]
-                w *= W[j, a]
-            aw = abs(w)
-            for k in range(ca):
-                out[k, idx] += aw * A[i, k]
-            for k in range(cs):
-                out[ca + k, idx] += w * V[i, k]
-    return out
+        i0 = 0
+        for j in range(d):
+            i0 += base[j] * st[j]
+            W3[j] = W[j]
+        for k in range(ca):
+            vals[k] = A[i, k]
+        for k in range(cs):
+            vals[ca + k] = V[i, k]
+        for a0 in range(Pj[0]):
+            for a1 in range(Pj[1]):
+                w01 = W3[0, a0] * W3[1, a1]
+                r = i0 + a0 * st[0] + a1 * st[1]
+                for a2 in range(Pj[2]):
+                    w = w01 * W3[2, a2]
+                    aw = abs(w)
+                    idx = r + a2 * st[2]
+                    for k in range(ca):
+                        out[idx, k] += aw * vals[k]
+                    for k in range(ca, c):
+                        out[idx, k] += w * vals[k]
+    return out.T
 
 
 @njit(cache=True)
@@ -88,24 +154,55 @@ def gather(G, E, Z, order, shape, margin):
     S = np.zeros((m, c))
     B = np.zeros((m, ce))
     inside = np.zeros(m, dtype=np.bool_)
-    st = _strides(shape)
+    st = _strides3(shape)
+    Pj = np.ones(3, dtype=np.int64)
+    Pj[:d] = P
     base = np.empty(d, dtype=np.int64)
     W = np.empty((d, P))
-    n_st = P ** d
+    W3 = np.ones((3, P))
+    inv = _inverse_denominators(order)
     for i in range(m):
-        if not _axis_weights(Z[i], order, shape, margin, base, W):
+        if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
             continue
         inside[i] = True
-        for s in range(n_st):
-            rem, idx, w = s, 0, 1.0
-            for j in range(d - 1, -1, -1):
-                a = rem % P
-                rem //= P
-                idx += (base[j] + a) * st[j]
-                w *= W[j, a]
-            aw = abs(w)
-            for k in range(c):
-                S[i, k] += w * G[k, idx]
-            for k in range(ce):
-                B[i, k] += aw * E[k, idx]
+        i0 = 0
+        for j in range(d):
+            i0 += base[j] * st[j]
+            W3[j] = W[j]
+        for a0 in range(Pj[0]):
+            for a1 in range(Pj[1]):
+                w01 = W3[0, a0] * W3[1, a1]
+                r = i0 + a0 * st[0] + a1 * st[1]
+                for a2 in range(Pj[2]):
+                    w = w01 * W3[2, a2]
+                    aw = abs(w)
+                    idx = r + a2 * st[2]
+                    for k in range(c):
+                        S[i, k] += w * G[k, idx]
+                    for k in range(ce):
+                        B[i, k] += aw * E[k, idx]
     return S, B, inside
+
+
+@njit(cache=True)
+def stencil_weights(Z, order):
+    """Stencil weights (m, (order + 1)^d) of rows ``Z`` (m, d), the last axis fastest (as
+    the nodes of :func:`spread` and :func:`gather`)."""
+    m, d = Z.shape
+    P = order + 1
+    n_st = P ** d
+    out = np.empty((m, n_st))
+    big = np.full(d, 2 ** 62, dtype=np.int64)
+    margin = np.full(d, -2 ** 61, dtype=np.int64)
+    base = np.empty(d, dtype=np.int64)
+    W = np.empty((d, P))
+    inv = _inverse_denominators(order)
+    for i in range(m):
+        _axis_weights(Z[i], order, big, margin, inv, base, W)
+        for s in range(n_st):
+            rem, w = s, 1.0
+            for j in range(d - 1, -1, -1):
+                w *= W[j, rem % P]
+                rem //= P
+            out[i, s] = w
+    return out
