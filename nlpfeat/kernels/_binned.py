@@ -52,6 +52,8 @@ _MIN_BINS = {1: 1024, 2: 256, 3: 48}
 MAX_GRID = 2 ** 23
 #: The documented bound: prediction error relative to std(y).
 TARGET = 1e-6
+#: Nodes per axis of the blocks on which the error bound is convolved, per dimension.
+POOL = {1: 1, 2: 2, 3: 2}
 #: Margin of the certificate over the sampled error envelope.
 SAFETY = 2.0
 #: Relative error bound of the weight sums that an explicit ``bins`` certifies.
@@ -271,17 +273,49 @@ def _node_coords(grid, X, out=False):
     return (X - grid.lo) / grid.delta + (grid.off + (grid.R if out else 0))
 
 
+def _pooled_bound(coarse, env, grid):
+    """The envelope convolved with the |w| grids, bounded from above on the blocks of
+    :func:`_blocks` (``coarse``: (2, *blocks), the grids summed over each block): the
+    envelope's largest value over the offsets between two blocks at each block offset,
+    convolved on the block grid (``f^d`` times fewer nodes), then read at every node of
+    the convolved grid from its block. Returns (2, prod(out_shape))."""
+    from scipy.ndimage import maximum_filter
+
+    f, _ = _blocks(grid)
+    d = grid.d
+    if f == 1:
+        return _convolve(coarse, env[None], [(0, slice(None))])[0].reshape(2, -1)
+    # block offset K spans node offsets K f - (f - 1) ... K f + (f - 1)
+    Rc = [-(-(R + f - 1) // f) for R in grid.R]
+    wide = np.pad(env, [(Rj * f - R, Rj * f - R) for Rj, R in zip(Rc, grid.R)])
+    wide = maximum_filter(wide, size=2 * f - 1, mode="constant", cval=0.0)
+    env_c = wide[tuple(slice(None, None, f) for _ in range(d))]
+    conv = _convolve(coarse, env_c[None], [(0, slice(None))])[0]
+    # convolved node o (data coordinate o - R) lies in block (o - R) // f, at Rc + that
+    idx = [np.clip((np.arange(n) - R) // f + Rj, 0, conv.shape[1 + j] - 1)
+           for j, (n, R, Rj) in enumerate(zip(grid.out_shape, grid.R, Rc))]
+    return conv[(slice(None),) + tuple(np.ix_(*idx))].reshape(2, -1)
+
+
+def _blocks(grid):
+    """Block grid of the error bound: nodes per block ``f`` and blocks per axis."""
+    f = POOL[grid.d]
+    return f, tuple(-(-s // f) for s in grid.shape)
+
+
 def bin_rows(grid, X, V, scale):
-    """Raw grids (c + 3, size) of rows X with centred values V (n, c): spread with
-    ``|w|`` (for the error bound) the counts and each row's largest ``|V| / scale``,
-    then with ``w`` the weights and V. Grids of disjoint row sets add up."""
+    """Raw grids of rows X with centred values V (n, c), flat: spread with ``|w|`` (for
+    the error bound) and summed over the blocks of :func:`_blocks`, the counts and each
+    row's largest ``|V| / scale``; then with ``w`` the weights and V on the grid. Grids
+    of disjoint row sets add up."""
     from nlpfeat.kernels._compiled._binning import spread
 
     ones = np.ones((X.shape[0], 1))
     dev = np.abs(V / scale).max(axis=1, initial=0.0)[:, None]
     Z = np.ascontiguousarray(_node_coords(grid, X))
-    return spread(Z, np.hstack([ones, dev]), np.hstack([ones, V]), grid.order,
-                  np.asarray(grid.shape, dtype=np.int64))
+    fine, coarse = spread(Z, np.hstack([ones, dev]), np.hstack([ones, V]), grid.order,
+                          np.asarray(grid.shape, dtype=np.int64), _blocks(grid)[0])
+    return np.concatenate([coarse.ravel(), fine.ravel()])
 
 
 class BinnedSums:
@@ -302,21 +336,22 @@ class BinnedSums:
 
     def _finish(self):
         g = self.grid
-        grids = self.raw.reshape((-1,) + g.shape)    # counts, deviations (|w|), weights, V
+        _, blocks = _blocks(g)
+        n_c = 2 * int(np.prod(blocks))
+        coarse = self.raw[:n_c].reshape((2,) + blocks)      # counts, deviations (|w|)
+        grids = self.raw[n_c:].reshape((-1,) + g.shape)     # weights, V
         kernels = g.kernels(self.reg_type)
         self.kmat = kernels
         n_k = kernels.shape[0]
-        # the error envelope convolved with the counts and deviations, same transforms
-        pairs = [(j, slice(2, None)) for j in range(n_k)] + [(n_k, slice(0, 2))]
-        conv = _convolve(grids, np.concatenate([kernels, _envelope(g, self.reg_type)[None]]),
-                         pairs)
+        conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
+        bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
         if self.reg_type == "lc":
             self.G = conv[0].reshape(conv[0].shape[0], -1)          # (c, size)
         else:               # weights with every kernel; targets with K and -u K
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
-        total = grids[:2].reshape(2, -1).sum(axis=1)
-        self.E = conv[n_k].reshape(2, -1) + 64 * EPS * total[:, None]
+        total = coarse.reshape(2, -1).sum(axis=1)
+        self.E = bound + 64 * EPS * total[:, None]
 
     @classmethod
     def from_raw(cls, raw, grid, reg_type):

@@ -30,12 +30,20 @@ def test_compiled_spread_and_gather_match_the_numpy_stencil(seed, d, kernel):
     idx, w, inside = g.stencil(X)
     assert inside.all()
     size = int(np.prod(g.shape))
-    ref = np.stack([np.bincount(idx.ravel(), (np.abs(w) * V[:, :1]).ravel(), minlength=size)]
-                   + [np.bincount(idx.ravel(), (w * V[:, c:c + 1]).ravel(), minlength=size)
-                      for c in range(2)])
-    got = spread(np.ascontiguousarray(_node_coords(g, X)), V[:, :1].copy(), V, g.order,
-                 np.asarray(g.shape, dtype=np.int64))
-    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * np.abs(V).max())
+    absolute = np.bincount(idx.ravel(), (np.abs(w) * V[:, :1]).ravel(), minlength=size)
+    signed = np.stack([np.bincount(idx.ravel(), (w * V[:, c:c + 1]).ravel(), minlength=size)
+                       for c in range(2)])
+    for pool in (1, 3):
+        fine, coarse = spread(np.ascontiguousarray(_node_coords(g, X)), V[:, :1].copy(), V,
+                              g.order, np.asarray(g.shape, dtype=np.int64), pool)
+        np.testing.assert_allclose(fine, signed, rtol=1e-12, atol=1e-12 * np.abs(V).max())
+        blocks = [-(-s // pool) for s in g.shape]
+        padded = np.pad(absolute.reshape(g.shape),
+                        [(0, b * pool - s) for b, s in zip(blocks, g.shape)])
+        ref = padded.reshape([x for b in blocks for x in (b, pool)]).sum(
+            axis=tuple(range(1, 2 * d, 2)))
+        np.testing.assert_allclose(coarse[0], ref.ravel(), rtol=1e-12,
+                                   atol=1e-12 * np.abs(V).max())
     # gathering on the convolved grid, queries inside and outside
     Q = np.vstack([X + rng.normal(scale=0.3, size=X.shape), X.max(axis=0) + 100.0])
     size_out = int(np.prod(g.out_shape))

@@ -92,31 +92,36 @@ def _block_order(Z, shape):
 
 
 @njit(cache=True)
-def spread(Z, A, V, order, shape):
-    """Grids (ca + cs, prod(shape)): the columns of ``A`` (n, ca) spread with the
-    absolute stencil weights, then those of ``V`` (n, cs) with the signed ones. Rows
+def spread(Z, A, V, order, shape, pool):
+    """Grids of rows ``Z`` (n, d): the columns of ``V`` (n, cs) spread with the signed
+    stencil weights, (cs, prod(shape)); those of ``A`` (n, ca) with the absolute ones,
+    summed over blocks of ``pool`` nodes per axis, (ca, prod(ceil(shape / pool))). Rows
     whose stencil leaves the grid are not spread (the caller's grid holds its rows)."""
     n, d = Z.shape
     ca, cs = A.shape[1], V.shape[1]
-    c = ca + cs
     P = order + 1
-    size = 1
+    size, csize = 1, 1
+    cshape = np.empty(d, dtype=np.int64)
     for j in range(d):
         size *= shape[j]
-    out = np.zeros((size, c))           # interleaved: a node's columns share a line
+        cshape[j] = (shape[j] + pool - 1) // pool
+        csize *= cshape[j]
+    out = np.zeros((size, cs))           # interleaved: a node's columns share a line
+    coarse = np.zeros((csize, ca))
     st = _strides3(shape)
+    cst = _strides3(cshape)
     Pj = np.ones(3, dtype=np.int64)
     Pj[:d] = P
     margin = np.zeros(d, dtype=np.int64)
     base = np.empty(d, dtype=np.int64)
+    base3 = np.zeros(3, dtype=np.int64)
     W = np.empty((d, P))
     W3 = np.ones((3, P))
     inv = _inverse_denominators(order)
-    vals = np.empty(c)
     # a grid beyond the caches: rows in the order of their blocks of 8^d nodes (a
     # counting sort), so neighbouring rows touch neighbouring nodes; a small grid keeps
     # the rows' order (sorted rows would chain their updates of one node)
-    rows = _block_order(Z, shape) if size * c > _CACHED else np.arange(n)
+    rows = _block_order(Z, shape) if size * cs > _CACHED else np.arange(n)
     for i in rows:
         if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
             continue
@@ -124,23 +129,23 @@ def spread(Z, A, V, order, shape):
         for j in range(d):
             i0 += base[j] * st[j]
             W3[j] = W[j]
-        for k in range(ca):
-            vals[k] = A[i, k]
-        for k in range(cs):
-            vals[ca + k] = V[i, k]
+            base3[j] = base[j]
         for a0 in range(Pj[0]):
+            c0 = (base3[0] + a0) // pool * cst[0]
             for a1 in range(Pj[1]):
                 w01 = W3[0, a0] * W3[1, a1]
                 r = i0 + a0 * st[0] + a1 * st[1]
+                c1 = c0 + (base3[1] + a1) // pool * cst[1]
                 for a2 in range(Pj[2]):
                     w = w01 * W3[2, a2]
                     aw = abs(w)
                     idx = r + a2 * st[2]
+                    cidx = c1 + (base3[2] + a2) // pool * cst[2]
                     for k in range(ca):
-                        out[idx, k] += aw * vals[k]
-                    for k in range(ca, c):
-                        out[idx, k] += w * vals[k]
-    return out.T
+                        coarse[cidx, k] += aw * A[i, k]
+                    for k in range(cs):
+                        out[idx, k] += w * V[i, k]
+    return out.T, coarse.T
 
 
 @njit(cache=True)
