@@ -47,7 +47,8 @@ TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
 _PER_BANDWIDTH = {ORDER_SMOOTH: {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
-_MIN_BINS = {1: 1024, 2: 256, 3: 48}
+#: (local linear fits: a finer d=1 grid, as their certificate is the weight sums' only)
+_MIN_BINS = {"lc": {1: 1024, 2: 256, 3: 48}, "ll": {1: 4096, 2: 256, 3: 48}}
 #: Largest grid (nodes of the convolved grid) a default grid may take.
 MAX_GRID = 2 ** 23
 #: The documented bound: prediction error relative to std(y).
@@ -74,7 +75,7 @@ def reach(kern):
     return float(u[np.argmax(small)])
 
 
-def default_bins(span, h, kern):
+def default_bins(span, h, kern, reg_type="lc"):
     """Grid intervals per feature across the data's range ``span``: ``_PER_BANDWIDTH``
     nodes per bandwidth, lowered so the convolved grid stays under ``MAX_GRID`` nodes."""
     span = np.asarray(span, dtype=np.float64)
@@ -90,7 +91,7 @@ def default_bins(span, h, kern):
         return None
     bins = np.maximum(1, np.ceil(span / h * per))
     # a large bandwidth leaves few nodes: refine up to _MIN_BINS while the grid is small
-    fine = np.maximum(bins, _MIN_BINS[d])
+    fine = np.maximum(bins, _MIN_BINS[reg_type][d])
     return (fine if nodes(per * fine / bins) <= MAX_GRID / 8 else bins).astype(int)
 
 
@@ -481,7 +482,8 @@ class BinnedIndex:
         self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
         if sums is None:
-            bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
+            bins = default_bins(np.ptp(X, axis=0), bandwidth, kern, reg_type) \
+                if bins is None else bins
             sums = None if bins is None else BinnedSums(X, Y - self.y_mean, kern, bandwidth,
                                                         bins, reg_type, self.scale)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
@@ -534,7 +536,7 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
-        b = default_bins(span, h, kern) if bins is None else bins
+        b = default_bins(span, h, kern, reg_type) if bins is None else bins
         if b is None:       # no grid fits this bandwidth: every row exact
             totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
             continue

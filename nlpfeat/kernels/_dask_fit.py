@@ -101,7 +101,7 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
     bins = _binned.check_bins(estimator.bins, d)
     span = hi - lo
     if bins is None:
-        bins = _binned.default_bins(span, h, kern)
+        bins = _binned.default_bins(span, h, kern, reg_type)
         if bins is None:
             raise ValueError(
                 f"the bandwidth ({h.min():.3g}) is so far below the data's range that no "
