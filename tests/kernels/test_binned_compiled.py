@@ -102,3 +102,17 @@ def test_classifier_certificate_is_absolute():
         Q = rng.normal(size=(200, 1))
         assert np.abs(clf.predict_proba(Q) - ref.predict_proba(Q)).max() <= 1e-6
     np.testing.assert_array_equal(clf._index.scale, np.ones(3))
+
+
+def test_default_grids_certify_the_queries_inside_smooth_data():
+    """The default grid is fine enough that its own certificate passes inside the data,
+    for both fits (a grid too coarse for its certificate only adds exact work)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(20000, 1))
+    y = np.sin(2 * X[:, 0]) + 0.3 * rng.normal(size=20000)
+    Q = rng.uniform(-1.5, 1.5, size=(300, 1))
+    for reg_type in ("lc", "ll"):
+        reg = NadarayaWatsonRegressor(bandwidth="scott", reg_type=reg_type,
+                                      algorithm="binned").fit(X, y)
+        reg.predict(Q)
+        assert reg._index.n_exact_ == 0, reg_type
