@@ -11,10 +11,13 @@ support; kernels of infinite support are cut where their tail falls below ``TAIL
 
 Every query gets a certificate: an upper bound of the absolute error of its kernel sums
 (the grid of counts convolved with an error envelope of one point, measured for the
-kernel, the stencil and the spacing at fit time). A query whose bound is not below the
-error target relative to its weight sum (a query outside the data, in a sparse region,
-or a degenerate local linear design) is computed on the exact path, so the documented
-bound holds for every query: predictions within ``1e-6 * std(y)`` of the exact path.
+kernel, the stencil and the spacing at fit time; in d >= 2 on blocks of nodes, see
+:func:`_pooled_bound`) and, for local constant fits, of its prediction (the same with
+each point's deviation from the mean, in units of std(y) per output, or absolute for
+probabilities). A query whose bound misses the target (a query outside the data, in a
+sparse region, or a degenerate local linear design) is computed on the exact path, so
+the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
+exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
 
 Leave-one-out sums are the binned sums at each training point minus that point's own
 contribution as the binned pipeline computed it (the stencil weights times the kernel
