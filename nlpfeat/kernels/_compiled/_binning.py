@@ -140,7 +140,8 @@ def spread(Z, A, V, order, shape, pool):
                     w = w01 * W3[2, a2]
                     aw = abs(w)
                     idx = r + a2 * st[2]
-                    cidx = c1 + (base3[2] + a2) // pool * cst[2]
+                    # (no integer division on the common unpooled grid)
+                    cidx = idx if pool == 1 else c1 + (base3[2] + a2) // pool * cst[2]
                     for k in range(ca):
                         coarse[cidx, k] += aw * A[i, k]
                     for k in range(cs):
