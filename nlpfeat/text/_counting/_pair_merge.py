@@ -40,6 +40,7 @@ from nlpfeat.text._counting._pair_tables import (
     pair_table,
     select_terms,
 )
+from nlpfeat.text._counting._text_ids import TextChunk, TextIds
 
 __all__ = ["UpperCounts", "count_upper_pairs"]
 
@@ -261,13 +262,16 @@ class _Buckets:
 
 
 def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
-                      symmetric=False):
+                      symmetric=False, text=None):
     """Count the documents of ``chunks`` (read once): (:class:`UpperCounts`, vocabulary).
 
     Parameters
     ----------
-    chunks : iterable of list of list of str
-        Chunks of token lists (:func:`~nlpfeat.text._counting._pair_counts.doc_chunks`).
+    chunks : iterable of list of list of str, or of TextChunk
+        Chunks of token lists (:func:`~nlpfeat.text._counting._pair_counts.doc_chunks`),
+        and, with ``text``, chunks of decoded documents
+        (:class:`~nlpfeat.text._counting._text_ids.TextChunk`,
+        :func:`~nlpfeat.text._counting._text_ids.text_chunks`).
     terms : PairCounts
         Empty statistics that count the terms (:meth:`PairCounts.count_terms`); its
         ``window``, ``weighting`` and vocabulary (learned or fixed) apply. After the call
@@ -285,6 +289,12 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
     symmetric : bool, default=False
         Return the full symmetric counts ``U + U.T`` (CSR, int64 counts or float64
         weights), written from the reduced buckets a block at a time, instead of ``U``.
+    text : tuple ``(options, to_tokens)`` or None, default=None
+        How a :class:`~nlpfeat.text._counting._text_ids.TextChunk` is numbered: by the
+        compiled tokenizer with ``options`` (a
+        :class:`~nlpfeat.text._counting._text_pass.TextPass`) while a learned vocabulary
+        is numbered by the token table, else (or where the compiled pass refuses the
+        chunk) by ``to_tokens(doc, index)``, the same tokens from Python.
 
     Returns
     -------
@@ -306,10 +316,20 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
         )
 
         table = TokenTable() if terms.learn and not terms.vocabulary else None
+        numbering = None if text is None or table is None else TextIds(table, text[0])
         with open(ids_path, "wb") as ids_file, open(lengths_path, "wb") as lengths_file:
             for chunk in chunks:
                 numbered = None
-                if table is not None:
+                if isinstance(chunk, TextChunk):      # decoded documents
+                    if table is not None:
+                        numbered = numbering.ids(chunk.docs)
+                    if numbered is not None:
+                        numbered = (*numbered, table.n)
+                        chunk = numbered[1]           # only its length is read
+                    else:
+                        chunk = [text[1](doc, i) for i, doc in enumerate(chunk.docs,
+                                                                         chunk.start)]
+                if numbered is None and table is not None:
                     lengths = np.fromiter(map(len, chunk), np.int64, len(chunk))
                     numbered = table_ids(table, chunk, lengths)
                     if numbered is None:              # a dict decides from here on
