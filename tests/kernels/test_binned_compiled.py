@@ -7,8 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nlpfeat.kernels import NadarayaWatsonRegressor, get_kernel
-from nlpfeat.kernels._binned import BinnedSums, _Grid, _node_coords, _predictions, \
-    target_scale
+from nlpfeat.kernels._binned import (
+    BinnedSums,
+    _Grid,
+    _node_coords,
+    _predictions,
+    target_scale,
+)
 from nlpfeat.kernels._compiled._binning import gather, spread, stencil_weights
 
 

@@ -9,7 +9,6 @@ interpolation of order ``order`` on the nodes ``floor(z) - (order - 1) / 2 ... f
 import numpy as np
 from numba import njit
 
-
 #: Grid values (float64) that stay in the caches when spreading.
 _CACHED = 2 ** 18
 
