@@ -1,0 +1,146 @@
+"""Compiled (numba) windowed pair counting over token ids with document lengths.
+
+:func:`window_keys` makes the pair keys of a chunk in one pass over its tokens (each
+token against the next ``min(window, ...)`` tokens of its own document; an id below 0,
+an out-of-vocabulary token, keeps its position and pairs with nothing), so no padding,
+no layout of the documents and no numpy operation per offset; :func:`run_lengths` and
+:func:`merge_runs` reduce sorted keys and merge sorted runs of keys, summing equal keys,
+in linear time. :func:`~nlpfeat.text._counting._pair_tables.document_pairs` puts them
+together; the numpy reference they equal is
+:func:`~nlpfeat.text._counting._pair_tables.layout_documents` with
+:func:`~nlpfeat.text._counting._pair_tables.pair_table`.
+
+Imported on first use (importing :mod:`nlpfeat.text` does not import numba); compiled
+on first call and cached on disk.
+"""
+import numpy as np
+from numba import njit
+
+__all__ = ["merge_runs", "run_lengths", "window_keys"]
+
+
+@njit(cache=True, nogil=True)
+def window_keys(ids, lengths, window, upper, shift, key_dtype_sample, with_offsets):
+    """Keys ``word << shift | context`` of every pair of a token and one of the next
+    ``window`` tokens of its document (both ids >= 0), keyed (smaller, larger) when
+    ``upper``; keys in ``key_dtype_sample``'s dtype (uint32 for narrow ids, int64), and
+    with ``with_offsets`` each pair's offset (int32), else an empty array."""
+    total = 0
+    for d in range(len(lengths)):
+        n = lengths[d]
+        reach = min(window, n - 1)
+        if reach > 0:
+            total += reach * n - reach * (reach + 1) // 2
+    keys = np.empty(total, key_dtype_sample.dtype)
+    offsets = np.empty(total if with_offsets else 0, np.int32)
+    k = 0
+    start = 0
+    for d in range(len(lengths)):
+        stop = start + lengths[d]
+        for i in range(start, stop):
+            w = ids[i]
+            if w < 0:
+                continue
+            for j in range(i + 1, i + 1 + min(window, stop - 1 - i)):
+                c = ids[j]
+                if c < 0:
+                    continue
+                a, b = w, c
+                if upper and b < a:
+                    a, b = c, w
+                keys[k] = (a << shift) | b
+                if with_offsets:
+                    offsets[k] = j - i
+                k += 1
+        start = stop
+    return keys[:k], offsets[:k]
+
+
+@njit(cache=True, nogil=True)
+def run_lengths(keys):
+    """Sorted ``keys`` -> (unique keys, how often each occurs (int64))."""
+    n = len(keys)
+    unique = np.empty(n, keys.dtype)
+    counts = np.empty(n, np.int64)
+    m = 0
+    i = 0
+    while i < n:
+        key = keys[i]
+        j = i + 1
+        while j < n and keys[j] == key:
+            j += 1
+        unique[m] = key
+        counts[m] = j - i
+        m += 1
+        i = j
+    return unique[:m], counts[:m]
+
+
+@njit(cache=True, nogil=True)
+def _merge_two(keys, values, a, b, c, out_keys, out_values, at):
+    """Merge the sorted unique runs ``[a, b)`` and ``[b, c)`` into ``out_*`` from ``at``
+    (equal keys summed, the first run's value first); returns the end."""
+    i, j, k = a, b, at
+    while i < b and j < c:
+        if keys[i] < keys[j]:
+            out_keys[k] = keys[i]
+            out_values[k] = values[i]
+            i += 1
+        elif keys[j] < keys[i]:
+            out_keys[k] = keys[j]
+            out_values[k] = values[j]
+            j += 1
+        else:
+            out_keys[k] = keys[i]
+            out_values[k] = values[i] + values[j]
+            i += 1
+            j += 1
+        k += 1
+    while i < b:
+        out_keys[k] = keys[i]
+        out_values[k] = values[i]
+        i += 1
+        k += 1
+    while j < c:
+        out_keys[k] = keys[j]
+        out_values[k] = values[j]
+        j += 1
+        k += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def merge_runs(keys, values, bounds):
+    """Runs ``keys[bounds[r]:bounds[r + 1]]``, each sorted with unique keys, merged into
+    one sorted table of unique keys whose values are summed: (keys, values). Runs are
+    merged pairwise, neighbours first, ``log2(runs)`` linear passes."""
+    keys = keys.copy()
+    values = values.copy()
+    bounds = bounds.copy()
+    out_keys = np.empty_like(keys)
+    out_values = np.empty_like(values)
+    while len(bounds) > 2:
+        n_runs = len(bounds) - 1
+        new_bounds = np.empty(n_runs // 2 + n_runs % 2 + 1, np.int64)
+        new_bounds[0] = 0
+        at = 0
+        r = 0
+        q = 0
+        while r < n_runs:
+            if r + 1 < n_runs:
+                at = _merge_two(keys, values, bounds[r], bounds[r + 1], bounds[r + 2],
+                                out_keys, out_values, at)
+                r += 2
+            else:
+                for i in range(bounds[r], bounds[r + 1]):
+                    out_keys[at] = keys[i]
+                    out_values[at] = values[i]
+                    at += 1
+                r += 1
+            q += 1
+            new_bounds[q] = at
+        keys, out_keys = out_keys, keys
+        values, out_values = out_values, values
+        bounds = new_bounds
+    end = bounds[-1] if len(bounds) else 0
+    return keys[:end], values[:end]
