@@ -117,7 +117,8 @@ class TextIds:
         from nlpfeat.text._counting._compiled_tokens import token_spans  # numba: on use
 
         spans = token_spans(docs, lowercase=self.options.lowercase,
-                            preprocess=self.options.preprocess)
+                            preprocess=self.options.preprocess,
+                            ideographs=self.options.ideographs)
         if spans is None:
             return None
         buffer, starts, ends, doc_offsets = spans

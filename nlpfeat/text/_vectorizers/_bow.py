@@ -41,7 +41,7 @@ from nlpfeat.text._dask import (
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = [
-    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts"
+    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts",
 ]
 
 _DF_CONSTRAINT = [
@@ -106,6 +106,11 @@ class CountingVectorizerMixin(TextOptions):
                                  ("max_features", self.max_features is not None)):
                 if is_set:
                     warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
+
+    def _text_pass_options(self, *, lower_tokens=True):
+        """The compiled pass's options (see :meth:`TextMixin._text_pass_options`); the
+        counting vectorizers lower each distinct token rather than whole documents."""
+        return super()._text_pass_options(lower_tokens=lower_tokens)
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
@@ -304,7 +309,8 @@ class CountingVectorizerMixin(TextOptions):
                 raise
             keep = np.zeros(len(terms), dtype=bool)
         kept = np.flatnonzero(keep)
-        self.vocabulary_ = dict(zip([terms[i] for i in kept], range(kept.size)))
+        kept_terms = terms if kept.size == len(terms) else [terms[i] for i in kept.tolist()]
+        self.vocabulary_ = dict(zip(kept_terms, range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
         new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
         new_of_old[ids[kept]] = np.arange(kept.size)
@@ -545,7 +551,8 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     the partitions are counted on the workers and merged by a tree reduction, so the
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
-    **Compiled text pass.** With the default tokenizer and pattern, ``analyzer="word"``,
+    **Compiled text pass.** With the default tokenizer and pattern (or scikit-learn's,
+    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``,
     ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
     named, documents are tokenized and counted by compiled code (no Python object per
     token), with exactly the tokens, lowercasing and stop words of the Python path; other
