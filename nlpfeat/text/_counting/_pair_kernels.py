@@ -3,9 +3,9 @@
 :func:`window_keys` makes the pair keys of a chunk in one pass over its tokens (each
 token against the next ``min(window, ...)`` tokens of its own document; an id below 0,
 an out-of-vocabulary token, keeps its position and pairs with nothing), so no padding,
-no layout of the documents and no numpy operation per offset; :func:`run_lengths` and
-:func:`merge_runs` reduce sorted keys and merge sorted runs of keys, summing equal keys,
-in linear time. :func:`~nlpfeat.text._counting._pair_tables.document_pairs` puts them
+no layout of the documents and no numpy operation per offset; :func:`merge_runs` merges
+sorted runs of keys, summing equal keys, in linear passes (the two-pointer merge of
+:mod:`._sorted_tables`). :func:`~nlpfeat.text._counting._pair_tables.document_pairs` puts them
 together; the numpy reference they equal is
 :func:`~nlpfeat.text._counting._pair_tables.layout_documents` with
 :func:`~nlpfeat.text._counting._pair_tables.pair_table`.
@@ -16,7 +16,9 @@ on first call and cached on disk.
 import numpy as np
 from numba import njit
 
-__all__ = ["merge_runs", "run_lengths", "window_keys"]
+from nlpfeat.text._counting._sorted_tables import _merge_into
+
+__all__ = ["merge_runs", "window_keys"]
 
 
 @njit(cache=True, nogil=True)
@@ -57,59 +59,6 @@ def window_keys(ids, lengths, window, upper, shift, key_dtype_sample, with_offse
 
 
 @njit(cache=True, nogil=True)
-def run_lengths(keys):
-    """Sorted ``keys`` -> (unique keys, how often each occurs (int64))."""
-    n = len(keys)
-    unique = np.empty(n, keys.dtype)
-    counts = np.empty(n, np.int64)
-    m = 0
-    i = 0
-    while i < n:
-        key = keys[i]
-        j = i + 1
-        while j < n and keys[j] == key:
-            j += 1
-        unique[m] = key
-        counts[m] = j - i
-        m += 1
-        i = j
-    return unique[:m], counts[:m]
-
-
-@njit(cache=True, nogil=True)
-def _merge_two(keys, values, a, b, c, out_keys, out_values, at):
-    """Merge the sorted unique runs ``[a, b)`` and ``[b, c)`` into ``out_*`` from ``at``
-    (equal keys summed, the first run's value first); returns the end."""
-    i, j, k = a, b, at
-    while i < b and j < c:
-        if keys[i] < keys[j]:
-            out_keys[k] = keys[i]
-            out_values[k] = values[i]
-            i += 1
-        elif keys[j] < keys[i]:
-            out_keys[k] = keys[j]
-            out_values[k] = values[j]
-            j += 1
-        else:
-            out_keys[k] = keys[i]
-            out_values[k] = values[i] + values[j]
-            i += 1
-            j += 1
-        k += 1
-    while i < b:
-        out_keys[k] = keys[i]
-        out_values[k] = values[i]
-        i += 1
-        k += 1
-    while j < c:
-        out_keys[k] = keys[j]
-        out_values[k] = values[j]
-        j += 1
-        k += 1
-    return k
-
-
-@njit(cache=True, nogil=True)
 def merge_runs(keys, values, bounds):
     """Runs ``keys[bounds[r]:bounds[r + 1]]``, each sorted with unique keys, merged into
     one sorted table of unique keys whose values are summed: (keys, values). Runs are
@@ -128,8 +77,9 @@ def merge_runs(keys, values, bounds):
         q = 0
         while r < n_runs:
             if r + 1 < n_runs:
-                at = _merge_two(keys, values, bounds[r], bounds[r + 1], bounds[r + 2],
-                                out_keys, out_values, at)
+                a, b, c = bounds[r], bounds[r + 1], bounds[r + 2]
+                at += _merge_into(keys[a:b], values[a:b], keys[b:c], values[b:c],
+                                  out_keys[at:], out_values[at:])
                 r += 2
             else:
                 for i in range(bounds[r], bounds[r + 1]):

@@ -209,7 +209,7 @@ def document_pairs(ids, lengths, window, *, weighting="uniform", upper=False):
     harmonic weights to rounding: summed in another order): each token is paired with
     the next ``window`` tokens of its document in one compiled pass
     (:func:`~nlpfeat.text._counting._pair_kernels.window_keys`), the keys are sorted by
-    numpy and counted in a second one.
+    numpy and counted in a second one (weights: summed by numpy).
 
     Parameters
     ----------
@@ -224,10 +224,8 @@ def document_pairs(ids, lengths, window, *, weighting="uniform", upper=False):
 
     Returns
     -------
-    keys : ndarray of int64
-        Sorted unique ``word << 32 | context``.
-    values : ndarray
-        int64 counts (uniform) or float64 summed weights (harmonic).
+    keys, values : ndarray
+        As :func:`pair_table` returns them (float64 weights also when there is no pair).
 
     Examples
     --------
@@ -236,10 +234,8 @@ def document_pairs(ids, lengths, window, *, weighting="uniform", upper=False):
     >>> [k.tolist() for k in split_keys(keys)], counts.tolist()
     ([[0, 0, 1], [0, 1, 0]], [1, 1, 1])
     """
-    from nlpfeat.text._counting._pair_kernels import (  # numba: on use
-        run_lengths,
-        window_keys,
-    )
+    from nlpfeat.text._counting._pair_kernels import window_keys  # numba: on use
+    from nlpfeat.text._counting._sorted_tables import _count_runs
 
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     lengths = np.ascontiguousarray(lengths, dtype=np.int64)
@@ -250,18 +246,20 @@ def document_pairs(ids, lengths, window, *, weighting="uniform", upper=False):
     sample = np.empty(0, np.uint32 if narrow else np.int64)
     keys, offsets = window_keys(ids, lengths, max(int(window), 0), bool(upper), shift,
                                 sample, harmonic)
-    if harmonic:
-        order = np.argsort(keys)
-        keys = keys[order]
-        weights = 1.0 / offsets[order]
-        del order
-        starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) \
-            if len(keys) else np.empty(0, np.int64)
-        values = np.add.reduceat(weights, starts) if len(keys) else np.zeros(0)
-        keys = keys[starts]
-    else:
+    if not harmonic:
         keys.sort()
-        keys, values = run_lengths(keys)
+        out_keys, counts = np.empty(len(keys), np.int64), np.empty(len(keys), np.int64)
+        m = _count_runs(keys, narrow, out_keys, counts)   # widened to word << 32 | context
+        return out_keys[:m], counts[:m]
+    order = np.argsort(keys)
+    keys = keys[order]
+    weights = 1.0 / offsets[order]
+    del order
+    if not len(keys):
+        return np.empty(0, np.int64), np.zeros(0)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    values = np.add.reduceat(weights, starts)
+    keys = keys[starts]
     if narrow:        # back to the int64 layout word << 32 | context (order unchanged)
         wide = keys.astype(np.int64)
         keys = ((wide >> _NARROW_SHIFT) << SHIFT) | (wide & (_NARROW - 1))
