@@ -179,8 +179,28 @@ def text_pass_inputs(zipf_tokens=None):
     return inputs + [(f"Zipf {zipf_tokens / 1e6:.0f}M tokens", zipf)]
 
 
-def run_text_pass(repeat, zipf_tokens):
+def bow_in_turn(docs, mb, repeat, **kwargs):
+    """``BagOfWords(**kwargs)`` compiled, its Python path and ``CountVectorizer(**kwargs)``
+    timed in turn on ``docs`` (``mb`` MB of UTF-8), outputs compared."""
     from sklearn.feature_extraction.text import CountVectorizer
+
+    ours, python = BagOfWords(**kwargs), python_path(BagOfWords(**kwargs))
+    peer = CountVectorizer(**kwargs)
+    (t_ours, t_py, t_peer), (X, Xp, Y) = in_turn(
+        [lambda: ours.fit_transform(docs), lambda: python.fit_transform(docs),
+         lambda: peer.fit_transform(docs)], repeat)
+    same = (X != Y).nnz == 0 and (X != Xp).nnz == 0 and \
+        list(ours.get_feature_names_out()) == list(peer.get_feature_names_out())
+    for label, t in (("BagOfWords compiled", t_ours), ("BagOfWords Python path", t_py),
+                     ("sklearn CountVectorizer", t_peer)):
+        print(f"  {label:<28} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
+              f"per core  wall {t[1]:7.3f} s")
+    print(f"  -> {t_peer[0] / t_ours[0]:.1f}x CountVectorizer, {t_py[0] / t_ours[0]:.1f}x "
+          f"the Python path (CPU); {X.shape[1]} features; outputs "
+          f"{'identical' if same else 'DIFFER'}", flush=True)
+
+
+def run_text_pass(repeat, zipf_tokens):
     from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
 
     BagOfWords().fit_transform(["warm up the compiled pass"])
@@ -188,18 +208,7 @@ def run_text_pass(repeat, zipf_tokens):
         mb = sum(len(doc.encode("utf-8")) for doc in docs) / 1e6
         print(f"\n{name}: {len(docs)} documents, {mb:.1f} MB UTF-8; CPU s best of {repeat} in "
               f"turn (spread = worst/best)", flush=True)
-        ours, python, peer = BagOfWords(), python_path(BagOfWords()), CountVectorizer()
-        (t_ours, t_py, t_peer), (X, Xp, Y) = in_turn(
-            [lambda: ours.fit_transform(docs), lambda: python.fit_transform(docs),
-             lambda: peer.fit_transform(docs)], repeat)
-        same = (X != Y).nnz == 0 and (X != Xp).nnz == 0 and \
-            list(ours.get_feature_names_out()) == list(peer.get_feature_names_out())
-        for label, t in (("BagOfWords() compiled", t_ours), ("BagOfWords() Python path", t_py),
-                         ("sklearn CountVectorizer()", t_peer)):
-            print(f"  {label:<28} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
-                  f"per core  wall {t[1]:7.3f} s")
-        print(f"  -> {t_peer[0] / t_ours[0]:.1f}x CountVectorizer, {t_py[0] / t_ours[0]:.1f}x "
-              f"the Python path (CPU); outputs {'identical' if same else 'DIFFER'}")
+        bow_in_turn(docs, mb, repeat)
         ours, peer = TfidfVectorizer(), SklearnTfidf()
         (t_ours, t_peer), (X, Y) = in_turn([lambda: ours.fit_transform(docs),
                                             lambda: peer.fit_transform(docs)], repeat)
@@ -215,28 +224,12 @@ def run_text_pass(repeat, zipf_tokens):
 
 
 def run_ngrams(repeat, ngram_range=(1, 2)):
-    from sklearn.feature_extraction.text import CountVectorizer
-
     BagOfWords(ngram_range=ngram_range).fit_transform(["warm up the compiled pass"])
     for name, docs in text_pass_inputs():
         mb = sum(len(doc.encode("utf-8")) for doc in docs) / 1e6
         print(f"\n{name}: {len(docs)} documents, {mb:.1f} MB UTF-8; ngram_range={ngram_range}; "
               f"CPU s best of {repeat} in turn (spread = worst/best)", flush=True)
-        ours = BagOfWords(ngram_range=ngram_range)
-        python = python_path(BagOfWords(ngram_range=ngram_range))
-        peer = CountVectorizer(ngram_range=ngram_range)
-        (t_ours, t_py, t_peer), (X, Xp, Y) = in_turn(
-            [lambda: ours.fit_transform(docs), lambda: python.fit_transform(docs),
-             lambda: peer.fit_transform(docs)], repeat)
-        same = (X != Y).nnz == 0 and (X != Xp).nnz == 0 and \
-            list(ours.get_feature_names_out()) == list(peer.get_feature_names_out())
-        for label, t in (("compiled", t_ours), ("Python path", t_py),
-                         ("sklearn CountVectorizer", t_peer)):
-            print(f"  {label:<24} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
-                  f"per core  wall {t[1]:7.3f} s")
-        print(f"  -> {t_peer[0] / t_ours[0]:.1f}x CountVectorizer, {t_py[0] / t_ours[0]:.1f}x "
-              f"the Python path (CPU); {X.shape[1]} features; outputs "
-              f"{'identical' if same else 'DIFFER'}", flush=True)
+        bow_in_turn(docs, mb, repeat, ngram_range=ngram_range)
 
 
 def main(argv=None):
