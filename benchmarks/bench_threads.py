@@ -15,6 +15,7 @@ two settings are compared after removing timings (seconds, rates) and the tempor
     python benchmarks/bench_threads.py --compare-full               # also the full `nlpfeat compare`
 """
 import argparse
+import difflib
 import os
 import re
 import resource
@@ -45,7 +46,7 @@ def normalise(text):
         if not line.strip():
             spans = []                                 # a table ends at a blank line
         cells = [m.span() for m in _CELL.finditer(line) if m.group() in TIME_HEADERS]
-        if cells and not _NUMBER.search(line):         # a header naming a time column
+        if cells and not any(_NUMBER.fullmatch(word) for word in line.split()):  # a header
             spans = cells
         elif spans:
             line = _NUMBER.sub(lambda m: "<t>" if any(m.start() < b and m.end() > a
@@ -78,8 +79,9 @@ def commands(only=(), compare_full=False):
     out.append(("nlpfeat compare --quick", lambda tmp: cli + ["--quick", "--out", str(Path(tmp) / "out")]))
     if compare_full:
         out.append(("nlpfeat compare", lambda tmp: cli + ["--out", str(Path(tmp) / "out")]))
-    if only:
-        out = [(name, argv) for name, argv in out if any(o in name for o in only)]
+    if only:                             # in the order of ``only``
+        out = [(name, argv) for o in only for name, argv in out if o in name]
+        out = list({name: (name, argv) for name, argv in out}.values())
     return out
 
 
@@ -116,7 +118,7 @@ def measure(argv_of, single):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", nargs="+", default=(), help="substrings of the names to run")
+    p.add_argument("--only", nargs="+", default=(), help="substrings of the names to run, in this order")
     p.add_argument("--repeats", type=int, default=2, help="runs per setting (best counts)")
     p.add_argument("--no-warm", action="store_true", help="skip the uncounted warm-up run")
     p.add_argument("--compare-full", action="store_true",
@@ -146,12 +148,11 @@ def main(argv=None):
         print(f"| {name} | {min(cpu[False]):.2f} | {min(cpu[True]):.2f} | {ratio:.2f} | "
               f"{min(pairs):.2f}-{max(pairs):.2f} | {'same' if same else 'DIFFERS'} |",
               flush=True)
-        if not same:
-            a, b = sorted(texts[False])[0].splitlines(), sorted(texts[True])[0].splitlines()
-            for la, lb in zip(a, b):
-                if la != lb:
-                    print(f"    default: {la}\n    one:     {lb}")
-                    break
+        if not same:                      # the first lines that differ between two runs
+            first, *others = sorted(texts[False]) + sorted(texts[True])
+            other = next(t for t in others if t != first)
+            diff = difflib.unified_diff(first.splitlines(), other.splitlines(), lineterm="", n=0)
+            print("\n".join("    " + line for line in list(diff)[2:8]))
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     if failed:
         print(f"over {LIMIT}x or a different output: {', '.join(failed)}")

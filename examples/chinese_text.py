@@ -39,7 +39,6 @@ Usage::
 """
 import argparse
 import importlib.util
-import os
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
@@ -95,6 +94,8 @@ def save_figure(folds, y, out):
         return
     import matplotlib.pyplot as plt
 
+    from nlpfeat import viz
+
     fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(folds) + 1.2), layout="constrained")
     rng = np.random.RandomState(0)
     for row, scores in enumerate(folds.values()):
@@ -107,10 +108,7 @@ def save_figure(folds, y, out):
     ax.set_xlabel("accuracy per CV fold (bars: mean ± std)")
     fig.suptitle(f"Chinese toy corpus ({len(y)} sentences, 7 topics): TF-IDF pipelines")
     ax.legend(loc="lower left", fontsize="small")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "chinese_text_cv.png")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "chinese_text_cv.png", dpi=100, bbox_inches="tight")
     print(f"\nsaved {path}")
 
 

@@ -26,7 +26,6 @@ Usage::
 """
 import argparse
 import importlib.util
-import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -139,6 +138,8 @@ def save_figure(tasks, out):
         return
     import matplotlib.pyplot as plt
 
+    from nlpfeat import viz
+
     fig, axes = plt.subplots(1, len(tasks), figsize=(11, 3.6), layout="constrained")
     for ax, (task, gains) in zip(axes, tasks.items()):
         names = [name for name in gains if name != "TF-IDF"]
@@ -150,10 +151,7 @@ def save_figure(tasks, out):
         ax.axvline(0, color="k", lw=1)
         ax.set(title=task, xlabel="difference from TF-IDF (bars: 2 standard errors)")
     fig.suptitle("Count deviations alone (blue) and beside TF-IDF (orange), minus TF-IDF")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "count_deviation_gains.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "count_deviation_gains.png", dpi=100)
     print(f"\nsaved {path}")
 
 

@@ -29,7 +29,6 @@ Usage::
 """
 import argparse
 import importlib.util
-import os
 import unicodedata
 
 from threadpoolctl import threadpool_limits
@@ -128,6 +127,8 @@ def save_figure(recovered, n_gold, out):
         return
     import matplotlib.pyplot as plt
 
+    from nlpfeat import viz
+
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     windows = {k: v for k, v in recovered.items() if k.startswith("window")}
     share, total = zip(*windows.values())
@@ -142,10 +143,7 @@ def save_figure(recovered, n_gold, out):
            ylabel=f"share of the {n_gold} modifier-noun pairs recovered", ylim=(0, 1.05),
            title="Hand-parsed sample: windows against dependency relations")
     ax.legend(loc="lower right", fontsize="small")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "dependency_features.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "dependency_features.png", dpi=100)
     print(f"\nsaved {path}")
 
 

@@ -20,7 +20,6 @@ have nlpfeat installed.
 """
 import argparse
 import importlib.util
-import os
 import time
 import warnings
 
@@ -137,6 +136,8 @@ def save_figure(on_dask, in_process, out):
     import matplotlib
     import matplotlib.pyplot as plt
 
+    from nlpfeat import viz
+
     key = "param_nadarayawatsonregressor__"
     fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
     for i, kernel in enumerate(dict.fromkeys(on_dask.cv_results_[key + "kernel"])):
@@ -157,10 +158,7 @@ def save_figure(on_dask, in_process, out):
     ax.set(xlabel="bandwidth (standardised features)", ylabel="CV mean squared error",
            title="Diabetes: NW grid search on Dask (bars: std over folds)")
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "grid_search_dask.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "grid_search_dask.png", dpi=100)
     print(f"\nsaved {path}")
 
 

@@ -22,7 +22,6 @@ installed, the ranks are drawn per representation and language, on a log scale, 
 """
 import argparse
 import importlib.util
-import os
 
 import numpy as np
 from sklearn.preprocessing import normalize
@@ -117,6 +116,8 @@ def save_figure(studies, out):
     import matplotlib
     import matplotlib.pyplot as plt
 
+    from nlpfeat import viz
+
     fig, axes = plt.subplots(1, len(studies), figsize=(4.5 * len(studies), 3.8), sharey=True,
                              layout="constrained")
     rng = np.random.RandomState(0)
@@ -138,10 +139,7 @@ def save_figure(studies, out):
     axes[0].yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:g}"))
     axes[0].set_ylabel("antonym's rank (1 = the nearest word)")
     fig.suptitle("PMI similarity: how near is a word's antonym among all words?")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "pmi_substitutability.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "pmi_substitutability.png", dpi=100)
     print(f"\nsaved {path}")
 
 

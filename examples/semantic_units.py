@@ -29,7 +29,6 @@ Usage::
 """
 import argparse
 import importlib.util
-import os
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfTransformer
@@ -173,6 +172,8 @@ def save_figure(pol, lee_gain, out):
         return
     import matplotlib.pyplot as plt
 
+    from nlpfeat import viz
+
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
     n = list(pol)
     gain, se = (np.array([pol[k][i] for k in n]) for i in (0, 1))
@@ -187,10 +188,7 @@ def save_figure(pol, lee_gain, out):
         ax.set_xticks(n, labels=[str(k) for k in n])
         ax.minorticks_off()
     fig.suptitle("Semantic units (k-means on PPMI-SVD vectors) instead of words")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "semantic_units_gain.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "semantic_units_gain.png", dpi=100)
     print(f"\nsaved {path}")
 
 

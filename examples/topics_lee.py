@@ -15,7 +15,6 @@ Usage::
 """
 import argparse
 import importlib.util
-import os
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
@@ -74,11 +73,10 @@ def save_figure(best, search, measures, out):
     if importlib.util.find_spec("matplotlib") is None:
         print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
         return
-    import matplotlib.pyplot as plt
 
-    from nlpfeat.viz import plot_topics
+    from nlpfeat import viz
 
-    fig = plot_topics(best, topn=8)
+    fig = viz.plot_topics(best, topn=8)
     for k, ax in enumerate(fig.axes):
         ax.set_title(f"topic {k}\n" + "\n".join(f"{m} {measures[m][k]:.3f}" for m in measures),
                      fontsize="small")
@@ -86,10 +84,7 @@ def save_figure(best, search, measures, out):
     k, score = search.best_params_["n_components"], search.best_score_
     fig.suptitle(f"Lee background: the {k} topics chosen by held-out coherence "
                  f"(mean c_npmi {score:.3f})")
-    os.makedirs(out, exist_ok=True)
-    path = os.path.join(out, "topics_lee.png")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    path = viz.save_figure(fig, out, "topics_lee.png", dpi=100, bbox_inches="tight")
     print(f"\nsaved {path}")
 
 

@@ -586,6 +586,8 @@ def save_figure(curves, args, smooth=20):
     except ImportError:
         print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
         return
+    from nlpfeat import viz
+
     fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
     for i, (name, by_backend) in enumerate(curves.items()):
         for backend, losses in by_backend.items():
@@ -602,10 +604,7 @@ def save_figure(curves, args, smooth=20):
            title=f"Post-norm encoder, seed {args.seed}: training loss per row"
                  + (" (reduced run)" if args.overrides or args.steps != 1000 else ""))
     ax.legend(fontsize="small")
-    os.makedirs(args.out, exist_ok=True)
-    path = os.path.join(args.out, "warmup_init_losses.png")
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    path = viz.save_figure(fig, args.out, "warmup_init_losses.png", dpi=100)
     print(f"\nsaved {path}")
 
 
