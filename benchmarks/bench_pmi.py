@@ -10,6 +10,8 @@ news articles, ~60k tokens), gensim's test data, one BLAS thread:
   the same input) + ``apply_freq_filter`` + ``score_ngrams(pmi)``; the rankings are
   checked equal;
 * on the Wikipedia sample also ``lowercase=False`` with ``min_count`` 1 and 5;
+* ``Collocations("pmi")`` fit on the raw text (the compiled tokenizer: issue 26) against
+  nltk's bigram finder on the same tokens made in Python (tokenizing timed on its side);
 * ``Collocations(measure="npmi", input="tokens")`` fit against gensim ``Phrases(scoring="npmi")`` +
   ``export_phrases()`` (every candidate scored, checked identical);
 * ``cooccurrence(window=5)`` in tokens per second (default working memory and 64 MiB
@@ -181,10 +183,42 @@ def bench_embedding(texts, repeat):
                f"target <= 2 s; vocabulary {len(emb.vocabulary_)}")
 
 
-def bench_collocations(docs, lee, repeat):
+def bench_text_bigrams(name, texts, repeat, min_count=5):
+    """Bigram pmi from the raw text (issue 26): ``Collocations("pmi")`` on the strings
+    (the compiled tokenizer numbers the tokens, no str per token) against nltk's finder
+    on the same tokens made in Python (nlpfeat's default tokenizer, lowercased: timed on
+    nltk's side, the same output from the same input); the rankings are checked equal."""
+    from nltk.collocations import BigramCollocationFinder
+    from nltk.metrics import BigramAssocMeasures
+
+    from nlpfeat.text.tokenize import get_tokenizer
+
+    tokenize = get_tokenizer()
+
+    def nltk_run():
+        found = BigramCollocationFinder.from_documents([tokenize(t.lower()) for t in texts])
+        found.apply_freq_filter(min_count)
+        return found.score_ngrams(BigramAssocMeasures.pmi)
+
+    coll = Collocations("pmi", min_count=min_count)
+    medians = []
+    (ours, got), (peer, expected) = best_times([lambda: coll.fit(texts).scores_, nltk_run],
+                                               repeat, medians)
+    label = f"{name} text bigram pmi (defaults)"
+    megabytes = sum(len(text.encode()) for text in texts) / 1e6
+    ratios = report(label, ours, peer, "tokenize + nltk Bigram finder",
+                    f"median ratio {medians[1] / medians[0]:.1f}x; "
+                    f"{megabytes / ours[1]:.1f} MB/s cpu; {len(got)} bigrams, same "
+                    f"ranking: {same_ranking(got, expected)}")
+    return label, (*ratios, medians[1] / medians[0])
+
+
+def bench_collocations(docs, lee, repeat, texts=(), lee_texts=()):
     """Every Collocations row once: {label: (wall ratio, cpu ratio, median wall ratio)}."""
     rows = dict([bench_ngram_pmi(name, corpus, repeat, order=order)
                  for name, corpus in (("wiki", docs), ("lee", lee)) for order in (2, 3)])
+    rows.update([bench_text_bigrams(name, corpus, repeat)
+                 for name, corpus in (("wiki", texts), ("lee", lee_texts)) if corpus])
     rows.update([bench_ngram_pmi("wiki", docs, repeat, min_count=1, lowercase=False),
                  bench_ngram_pmi("wiki", docs, repeat, min_count=5, lowercase=False),
                  bench_npmi(docs, 5, repeat)])
@@ -194,16 +228,19 @@ def bench_collocations(docs, lee, repeat):
 def main(quick=False, repeat=5, runs=1, collocations_only=False):
     texts = load_wiki_sample().data
     docs = [text.split() for text in texts]
-    lee = [text.split() for text in load_lee().background]
+    lee_texts = list(load_lee().background)
+    lee = [text.split() for text in lee_texts]
     if quick:
-        texts, docs, lee, repeat = texts[:60], docs[:60], lee[:60], 1
+        texts, docs, lee, lee_texts, repeat = texts[:60], docs[:60], lee[:60], \
+            lee_texts[:60], 1
     print(f"Wikipedia sample: {len(docs)} documents, {sum(map(len, docs))} tokens; Lee "
           f"background: {len(lee)} documents, {sum(map(len, lee))} tokens; best of "
           f"{repeat}; one BLAS thread; seconds as wall (cpu)")
     with threadpool_limits(1):
         spread = defaultdict(list)
         for _ in range(runs):
-            for label, ratios in bench_collocations(docs, lee, repeat).items():
+            for label, ratios in bench_collocations(docs, lee, repeat, texts,
+                                                    lee_texts).items():
                 spread[label].append(ratios)
         if runs > 1:
             print(f"\nCollocations over {runs} runs: ratio to the peer, lowest-highest "

@@ -113,7 +113,14 @@ def _options(source):
     return set(re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", source))
 
 
-@pytest.mark.parametrize("script", SCRIPTS)
+#: The examples whose quick form costs over 10 CPU-s on a fresh clone (a study's grid, a
+#: Dask cluster, a corpus's embeddings): run by ``.ci/run`` after the README's command.
+LONG = {"heads_study.py", "grid_search_dask.py", "count_deviation.py", "lee_similarity.py",
+        "warmup_init_study.py", "chinese_text.py", "binned_million.py"}
+
+
+@pytest.mark.parametrize("script", [
+    pytest.param(name, marks=pytest.mark.slow) if name in LONG else name for name in SCRIPTS])
 def test_example_runs(script, tmp_path):
     path = EXAMPLES / script
     options = _options(path.read_text(encoding="utf-8"))

@@ -25,7 +25,9 @@ pipeline.
 """
 import argparse
 import re
+import signal
 import sys
+import threading
 
 from nlpfeat import __version__
 from nlpfeat.cli._io import UsageError
@@ -372,14 +374,31 @@ def main(argv=None):
     """Run the command line; returns the exit status (130 after Ctrl-C).
 
     Everything beyond the standard library is imported inside, so that Ctrl-C while the
-    modules load (seconds on a busy machine) is caught here too.
+    modules load (seconds on a busy machine) is caught here too. An interrupt that lands
+    inside a compiled module's import can surface as a different exception (numpy turns
+    it into an ``ImportError``), so the signal itself is noted and decides.
     """
+    interrupted = []
+
+    def on_interrupt(signum, frame):
+        interrupted.append(signum)
+        signal.default_int_handler(signum, frame)
+
+    previous = None
+    if (threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
         return _run(argv)
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not (interrupted or isinstance(exc, KeyboardInterrupt)):
+            raise
         # Results already written stay; no traceback for a deliberate interruption.
         print("nlpfeat: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _run(argv):

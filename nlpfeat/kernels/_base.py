@@ -136,10 +136,13 @@ class NadarayaWatsonMixin:
                     f"features and metric={self.metric!r}. Use algorithm='auto' or "
                     f"'brute'.")
             if isinstance(self.bandwidth, str) and self.bandwidth in ("loo-ard", "aic"):
+                why = ("its optimiser moves the bandwidths continuously while the grid "
+                       "follows them, so the binned objective jumps" if self.bandwidth
+                       == "loo-ard" else "AIC_c needs the trace of the smoother matrix")
                 raise ValueError(
-                    f"bandwidth={self.bandwidth!r} has no binned form; use "
-                    f"bandwidth='loo' or a fixed bandwidth with algorithm='binned', or "
-                    f"algorithm='auto'.")
+                    f"bandwidth={self.bandwidth!r} has no binned form ({why}; see the "
+                    f"user guide, 'Binned Nadaraya-Watson'); use bandwidth='loo' or a "
+                    f"fixed bandwidth with algorithm='binned', or algorithm='auto'.")
         _binned.check_bins(self.bins, X.shape[1])
 
     def _binned_chosen(self, X, kern):
@@ -187,7 +190,8 @@ class NadarayaWatsonMixin:
         self._index = nw_index(X, Y, kern, self.bandwidth_, self.metric, reg_type,
                                tree=self.algorithm_ == "tree", engine=self.engine_,
                                binned=self.algorithm_ == "binned",
-                               bins=_binned.check_bins(self.bins, X.shape[1]))
+                               bins=_binned.check_bins(self.bins, X.shape[1]),
+                               absolute=loss != "squared")
         self._y_mean = Y.mean(axis=0)
         return self
 

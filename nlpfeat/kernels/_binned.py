@@ -11,10 +11,13 @@ support; kernels of infinite support are cut where their tail falls below ``TAIL
 
 Every query gets a certificate: an upper bound of the absolute error of its kernel sums
 (the grid of counts convolved with an error envelope of one point, measured for the
-kernel, the stencil and the spacing at fit time). A query whose bound is not below the
-error target relative to its weight sum (a query outside the data, in a sparse region,
-or a degenerate local linear design) is computed on the exact path, so the documented
-bound holds for every query: predictions within ``1e-6 * std(y)`` of the exact path.
+kernel, the stencil and the spacing at fit time; in d >= 2 on blocks of nodes, see
+:func:`_pooled_bound`) and, for local constant fits, of its prediction (the same with
+each point's deviation from the mean, in units of std(y) per output, or absolute for
+probabilities). A query whose bound misses the target (a query outside the data, in a
+sparse region, or a degenerate local linear design) is computed on the exact path, so
+the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
+exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
 
 Leave-one-out sums are the binned sums at each training point minus that point's own
 contribution as the binned pipeline computed it (the stencil weights times the kernel
@@ -29,7 +32,8 @@ from scipy import fft as sfft
 from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
-           "bin_rows", "binned_loo_grid", "check_bins", "default_bins", "tau_from"]
+           "bin_rows", "binned_loo_grid", "check_bins", "default_bins", "target_scale",
+           "tau_from"]
 
 
 class BinnedRangeWarning(UserWarning):
@@ -46,11 +50,16 @@ TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
 _PER_BANDWIDTH = {ORDER_SMOOTH: {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
-_MIN_BINS = {1: 4096, 2: 256, 3: 48}
+#: (local linear fits: a finer d=1 grid, as their certificate is the weight sums' only)
+_MIN_BINS = {"lc": {1: 1024, 2: 256, 3: 48}, "ll": {1: 4096, 2: 256, 3: 48}}
 #: Largest grid (nodes of the convolved grid) a default grid may take.
 MAX_GRID = 2 ** 23
 #: The documented bound: prediction error relative to std(y).
 TARGET = 1e-6
+#: Nodes per axis of the blocks on which the error bound is convolved, per dimension.
+POOL = {1: 1, 2: 2, 3: 2}
+#: Margin of the certificate over the sampled error envelope.
+SAFETY = 2.0
 #: Relative error bound of the weight sums that an explicit ``bins`` certifies.
 EXPLICIT_TAU = 1e-3
 
@@ -69,7 +78,7 @@ def reach(kern):
     return float(u[np.argmax(small)])
 
 
-def default_bins(span, h, kern):
+def default_bins(span, h, kern, reg_type="lc"):
     """Grid intervals per feature across the data's range ``span``: ``_PER_BANDWIDTH``
     nodes per bandwidth, lowered so the convolved grid stays under ``MAX_GRID`` nodes."""
     span = np.asarray(span, dtype=np.float64)
@@ -85,7 +94,7 @@ def default_bins(span, h, kern):
         return None
     bins = np.maximum(1, np.ceil(span / h * per))
     # a large bandwidth leaves few nodes: refine up to _MIN_BINS while the grid is small
-    fine = np.maximum(bins, _MIN_BINS[d])
+    fine = np.maximum(bins, _MIN_BINS[reg_type][d])
     return (fine if nodes(per * fine / bins) <= MAX_GRID / 8 else bins).astype(int)
 
 
@@ -215,18 +224,6 @@ def _convolve(grids, kernels, pairs=None):
             for k, g in pairs]
 
 
-def _spread(idx, w, V, size):
-    """Grid sums (c, size) of the columns of V (n, c) with stencil (idx, w)."""
-    flat = idx.ravel()
-    return np.stack([np.bincount(flat, (w * V[:, c:c + 1]).ravel(), minlength=size)
-                     for c in range(V.shape[1])])
-
-
-def _gather(G, idx, w):
-    """Interpolated values (n, *lead) of grids G (*lead, size) at stencils (idx, w)."""
-    return np.einsum("...np,np->n...", G[..., idx], w)
-
-
 def _envelope(grid, reg_type="lc"):
     """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
     for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
@@ -250,12 +247,12 @@ def _envelope(grid, reg_type="lc"):
     err = np.zeros(k.shape[0])
     pp = np.arange(P)
     for prof in profiles:
-        for ia, a in enumerate(s):
-            exact = prof((k[:, :, 0] + s[None, :] - a) * step)            # (nk, ns)
-            # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
-            Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)  # (nk, Pa, Pb)
-            approx = np.einsum("p,kpq,bq->kb", W[ia], Kn, W)
-            err = np.maximum(err, np.abs(approx - exact).max(axis=1))
+        # point at s_a in cell 0, query at s_b in cell k: offset k + s_b - s_a
+        exact = prof((k + s[None, None, :] - s[None, :, None]) * step)     # (nk, na, nb)
+        # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
+        Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)      # (nk, Pa, Pb)
+        approx = W @ (Kn @ W.T)                                             # (nk, na, nb)
+        err = np.maximum(err, np.abs(approx - exact).max(axis=(1, 2)))
     for _ in range(P):              # neighbouring offsets (positions between nodes)
         err = np.maximum(err, np.maximum(np.roll(err, 1), np.roll(err, -1)))
     r = np.abs(k[:, 0, 0]) * step
@@ -266,14 +263,63 @@ def _envelope(grid, reg_type="lc"):
     return grid.d * env + EPS
 
 
-def bin_rows(grid, X, V):
-    """Raw grids (c + 2, size) of rows X with values V: counts spread with ``|w|`` (for
-    the error bound), weights, then V. Grids of disjoint row sets add up."""
-    idx, w, _ = grid.stencil(X)
-    size = int(np.prod(grid.shape))
+def target_scale(Y, absolute=False):
+    """Per output, the unit of the documented bound: std(y) (1 where y is constant), or
+    1 for probabilities (``absolute``)."""
+    if absolute:
+        return np.ones(Y.shape[1])
+    std = Y.std(axis=0)
+    return np.where(std > 0, std, 1.0)
+
+
+def _node_coords(grid, X, out=False):
+    """Rows X in node units of the data grid (``out``: of the convolved grid)."""
+    return (X - grid.lo) / grid.delta + (grid.off + (grid.R if out else 0))
+
+
+def _pooled_bound(coarse, env, grid):
+    """The envelope convolved with the |w| grids, bounded from above on the blocks of
+    :func:`_blocks` (``coarse``: (2, *blocks), the grids summed over each block): the
+    envelope's largest value over the offsets between two blocks at each block offset,
+    convolved on the block grid (``f^d`` times fewer nodes), then read at every node of
+    the convolved grid from its block. Returns (2, prod(out_shape))."""
+    from scipy.ndimage import maximum_filter
+
+    f, _ = _blocks(grid)
+    d = grid.d
+    if f == 1:
+        return _convolve(coarse, env[None], [(0, slice(None))])[0].reshape(2, -1)
+    # block offset K spans node offsets K f - (f - 1) ... K f + (f - 1)
+    Rc = [-(-(R + f - 1) // f) for R in grid.R]
+    wide = np.pad(env, [(Rj * f - R, Rj * f - R) for Rj, R in zip(Rc, grid.R)])
+    wide = maximum_filter(wide, size=2 * f - 1, mode="constant", cval=0.0)
+    env_c = wide[tuple(slice(None, None, f) for _ in range(d))]
+    conv = _convolve(coarse, env_c[None], [(0, slice(None))])[0]
+    # convolved node o (data coordinate o - R) lies in block (o - R) // f, at Rc + that
+    idx = [np.clip((np.arange(n) - R) // f + Rj, 0, conv.shape[1 + j] - 1)
+           for j, (n, R, Rj) in enumerate(zip(grid.out_shape, grid.R, Rc))]
+    return conv[(slice(None),) + tuple(np.ix_(*idx))].reshape(2, -1)
+
+
+def _blocks(grid):
+    """Block grid of the error bound: nodes per block ``f`` and blocks per axis."""
+    f = POOL[grid.d]
+    return f, tuple(-(-s // f) for s in grid.shape)
+
+
+def bin_rows(grid, X, V, scale):
+    """Raw grids of rows X with centred values V (n, c), flat: spread with ``|w|`` (for
+    the error bound) and summed over the blocks of :func:`_blocks`, the counts and each
+    row's largest ``|V| / scale``; then with ``w`` the weights and V on the grid. Grids
+    of disjoint row sets add up."""
+    from nlpfeat.kernels._compiled._binning import spread
+
     ones = np.ones((X.shape[0], 1))
-    return np.vstack([_spread(idx, np.abs(w), ones, size),
-                      _spread(idx, w, np.hstack([ones, V]), size)])
+    dev = np.abs(V / scale).max(axis=1, initial=0.0)[:, None]
+    Z = np.ascontiguousarray(_node_coords(grid, X))
+    fine, coarse = spread(Z, np.hstack([ones, dev]), np.hstack([ones, V]), grid.order,
+                          np.asarray(grid.shape, dtype=np.int64), _blocks(grid)[0])
+    return np.concatenate([coarse.ravel(), fine.ravel()])
 
 
 class BinnedSums:
@@ -284,30 +330,32 @@ class BinnedSums:
     of queries inside the grid.
     """
 
-    def __init__(self, X, V, kern, h, bins, reg_type, lo=None, span=None):
+    def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
         lo = X.min(axis=0) if lo is None else lo
         span = np.ptp(X, axis=0) if span is None else span
         self.grid = g = _Grid(lo, span, h, bins, kern)
         self.reg_type = reg_type
-        self.raw = bin_rows(g, X, V)
+        self.raw = bin_rows(g, X, V, scale)
         self._finish()
 
     def _finish(self):
         g = self.grid
-        grids = self.raw.reshape((-1,) + g.shape)        # counts (|w|), weights, V
+        _, blocks = _blocks(g)
+        n_c = 2 * int(np.prod(blocks))
+        coarse = self.raw[:n_c].reshape((2,) + blocks)      # counts, deviations (|w|)
+        grids = self.raw[n_c:].reshape((-1,) + g.shape)     # weights, V
         kernels = g.kernels(self.reg_type)
         self.kmat = kernels
         n_k = kernels.shape[0]
-        # the error envelope convolved with the counts, in the same transforms
-        pairs = [(j, slice(1, None)) for j in range(n_k)] + [(n_k, slice(0, 1))]
-        conv = _convolve(grids, np.concatenate([kernels, _envelope(g, self.reg_type)[None]]),
-                         pairs)
+        conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
+        bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
         if self.reg_type == "lc":
             self.G = conv[0].reshape(conv[0].shape[0], -1)          # (c, size)
         else:               # weights with every kernel; targets with K and -u K
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
-        self.E = conv[n_k][0].reshape(-1) + 64 * EPS * float(grids[0].sum())
+        total = coarse.reshape(2, -1).sum(axis=1)
+        self.E = bound + 64 * EPS * total[:, None]
 
     @classmethod
     def from_raw(cls, raw, grid, reg_type):
@@ -318,39 +366,62 @@ class BinnedSums:
         return self
 
     def gather(self, Q):
-        """Interpolated sums at Q, their error bounds and the mask of Q inside the grid."""
+        """Interpolated sums at Q, their error bounds (m, 2: of the weight sums and of
+        the deviation sums) and the mask of Q inside the grid."""
+        from nlpfeat.kernels._compiled._binning import gather
+
         g = self.grid
-        idx, w, inside = g.stencil(Q, out=True)
-        return _gather(self.G, idx, w), _gather(self.E, idx, np.abs(w)), inside
+        lead = self.G.shape[:-1]
+        S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), self.E,
+                              np.ascontiguousarray(_node_coords(g, Q, out=True)), g.order,
+                              np.asarray(g.out_shape, dtype=np.int64),
+                              np.asarray(g.margin, dtype=np.int64))
+        return S.reshape((Q.shape[0],) + lead), B, inside
 
     def self_terms(self, X, V):
         """Each training row's own contribution to its binned sums (same shape as
         :meth:`gather`'s sums)."""
+        from nlpfeat.kernels._compiled._binning import stencil_weights
+
         g = self.grid
-        _, w, _ = g.stencil(X, out=True)
+        w = stencil_weights(np.ascontiguousarray(_node_coords(g, X)), g.order)
         P = g.order + 1
         # kernel between two stencil nodes a, b of one point: K((b - a) delta)
         steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
         diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
         center = np.asarray(g.R)
         kk = self.kmat[(slice(None),) + tuple((diff[..., j] + center[j]) for j in range(g.d))]
-        s = np.einsum("np,kpq,nq->nk", w, kk, w)                         # (n, nk)
+        s = np.stack([np.einsum("np,np->n", w @ kj, w) for kj in kk], axis=1)   # (n, nk)
         cols = np.hstack([np.ones((X.shape[0], 1)), V])
         if self.reg_type == "lc":
             return s[:, 0:1] * cols
         return s[:, :, None] * cols[:, None, :]                          # (n, nk, c)
 
 
-def _predictions(S, E, reg_type, d, tau, top):
+def _predictions(S, B, reg_type, d, tau, top, scale=None):
     """Predictions from gathered sums and the mask of certified rows.
 
-    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll"; ``top``:
-    the targets' largest distance to their mean, per output (the slopes' scale).
+    ``S``: (n, c) for "lc" (column 0 the weight sum), (n, nk, c) for "ll"; ``B`` (n, 2):
+    the bounds of the weight sums' error and of the deviation sums'; ``top``: the
+    targets' largest distance to their mean, per output (the slopes' scale). A local
+    constant prediction with ``scale`` (the default grid) is certified when its own
+    bound, ``(B_dev + |y_hat - mean| / scale B_w) / (S0 - B_w)`` in units of ``scale``,
+    is below ``TARGET / SAFETY``; otherwise (explicit bins, local linear) when the
+    weight sums' relative error is below ``tau``.
     """
+    E = B[:, 0]
     if reg_type == "lc":
         s0 = S[:, 0]
-        ok = s0 > E / tau
-        return S[:, 1:] / np.where(ok, s0, 1.0)[:, None], ok
+        if scale is None:
+            ok = s0 > E / tau
+            return S[:, 1:] / np.where(ok, s0, 1.0)[:, None], ok
+        ok = s0 > 2.0 * E
+        pred = S[:, 1:] / np.where(ok, s0, 1.0)[:, None]
+        # (y_b - y) S0 = sum_i e_i (y_i - y_b): |y_i - y_b| <= |y_i - mean| + |y_b - mean|
+        bound = (B[:, 1:2] + np.abs(pred) / scale * E[:, None]) \
+            / np.where(ok, s0 - E, 1.0)[:, None]
+        ok &= (SAFETY * bound <= TARGET).all(axis=1)
+        return pred, ok
     # the moment kernels u K and u u^T K err a few times more than K: a margin of 4
     E = 4.0 * E
     s0 = S[:, 0, 0]
@@ -404,17 +475,20 @@ class BinnedIndex:
     """
 
     def __init__(self, X, Y, kern, bandwidth, reg_type, bins, exact, *, sums=None,
-                 y_mean=None, tau=None, top=None):
+                 y_mean=None, tau=None, top=None, scale=None, absolute=False):
         self.kern, self.reg_type, self.exact, self.Y = kern, reg_type, exact, Y
         self.bandwidth = bandwidth
         self.y_mean = Y.mean(axis=0) if y_mean is None else y_mean
+        self.scale = target_scale(Y, absolute) if scale is None else scale
+        self.explicit = bins is not None
         # explicit bins: the user's accuracy; sums whose bound passes 1e-3 of them go exact
         self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
         if sums is None:
-            bins = default_bins(np.ptp(X, axis=0), bandwidth, kern) if bins is None else bins
+            bins = default_bins(np.ptp(X, axis=0), bandwidth, kern, reg_type) \
+                if bins is None else bins
             sums = None if bins is None else BinnedSums(X, Y - self.y_mean, kern, bandwidth,
-                                                        bins, reg_type)
+                                                        bins, reg_type, self.scale)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
         self.exact_index = None     # set by the engine; None for a fit on a dask array
         self.bins = None if sums is None else np.asarray(sums.grid.shape) - sums.grid.order - 1
@@ -425,7 +499,8 @@ class BinnedIndex:
             out, ok = np.empty((Q.shape[0], self.y_mean.size)), np.zeros(Q.shape[0], bool)
         else:
             S, E, inside = self.sums.gather(Q)
-            out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top)
+            out, ok = _predictions(S, E, self.reg_type, Q.shape[1], self.tau, self.top,
+                                   None if self.explicit else self.scale)
             ok &= inside
             out = out + self.y_mean
         empty = np.zeros(Q.shape[0], dtype=bool)
@@ -459,18 +534,19 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     Yc = Y - y_mean
     tau = _tau(Y) if bins is None else EXPLICIT_TAU
     top = _top(Y)
+    scale = target_scale(Y, absolute=loss != "squared")
     totals = np.empty(len(grid))
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
-        b = default_bins(span, h, kern) if bins is None else bins
+        b = default_bins(span, h, kern, reg_type) if bins is None else bins
         if b is None:       # no grid fits this bandwidth: every row exact
             totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
             continue
-        sums = BinnedSums(X, Yc, kern, h, b, reg_type, lo, span)
+        sums = BinnedSums(X, Yc, kern, h, b, reg_type, scale, lo, span)
         S, E, _ = sums.gather(X)
         S = S - sums.self_terms(X, Yc)
-        P, ok = _predictions(S, E, reg_type, d, tau, top)
+        P, ok = _predictions(S, E, reg_type, d, tau, top, None if bins is not None else scale)
         P = P + y_mean
         bad = np.flatnonzero(~ok)
         if bad.size:

@@ -23,14 +23,14 @@ from nlpfeat.kernels._pairwise import check_bandwidth
 __all__ = ["fit_dask"]
 
 
-def _block_grid(X, y, grid, y_mean, classes):
+def _block_grid(X, y, grid, y_mean, classes, scale):
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     if classes is None:
         V = y.reshape(len(y), -1).astype(np.float64) - y_mean
     else:
         V = (np.searchsorted(classes, y)[:, None] == np.arange(len(classes))) - y_mean
-    return _binned.bin_rows(grid, X, V)
+    return _binned.bin_rows(grid, X, V, scale)
 
 
 def _tree_sum(parts):
@@ -101,7 +101,7 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
     bins = _binned.check_bins(estimator.bins, d)
     span = hi - lo
     if bins is None:
-        bins = _binned.default_bins(span, h, kern)
+        bins = _binned.default_bins(span, h, kern, reg_type)
         if bins is None:
             raise ValueError(
                 f"the bandwidth ({h.min():.3g}) is so far below the data's range that no "
@@ -111,15 +111,16 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
     else:
         auto = False
     grid = _binned._Grid(lo, span, h, bins, kern)
+    scale = np.ones(len(classes)) if classifier else np.where(std > 0, std, 1.0)
     block = dask.delayed(_block_grid, pure=True)
-    parts = [block(xb, yb, grid, y_mean, classes)
+    parts = [block(xb, yb, grid, y_mean, classes, scale)
              for xb, yb in zip(X.to_delayed()[:, 0], y.to_delayed().ravel())]
     raw = _tree_sum(parts).compute()
     sums = _binned.BinnedSums.from_raw(raw, grid, reg_type)
     tau = _binned.tau_from(std, top) if auto else _binned.EXPLICIT_TAU
     estimator._index = _binned.BinnedIndex(None, None, kern, h, reg_type,
                                            None if auto else bins, None, sums=sums,
-                                           y_mean=y_mean, tau=tau, top=top)
+                                           y_mean=y_mean, tau=tau, top=top, scale=scale)
     estimator._y_mean = y_mean
     estimator.n_features_in_ = d
     estimator.bandwidth_ = float(h[0]) if d == 1 else h

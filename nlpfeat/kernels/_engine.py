@@ -42,18 +42,19 @@ def _compiled_for(engine, kern, X=None, metric="euclidean"):
 # ---------------------------------------------------------------- Nadaraya-Watson
 
 def nw_index(X, Y, kern, bandwidth, metric, reg_type="lc", *, tree=False, engine="numpy",
-             binned=False, bins=None):
+             binned=False, bins=None, absolute=False):
     """An :class:`NWIndex` of the training data, with its compiled side where it applies;
     with ``binned`` a :class:`~nlpfeat.kernels._binned.BinnedIndex` (grid sums, ``bins``
-    intervals per feature or the default grid) over it, the exact index serving the
-    queries the grid cannot certify and ``attention_weights``."""
+    intervals per feature or the default grid; ``absolute``: Y are class indicators,
+    bounded in absolute terms) over it, the exact index serving the queries the grid
+    cannot certify and ``attention_weights``."""
     compiled = _compiled_for(engine, kern, X, metric)
     index = NWIndex(X, Y, kern, bandwidth, metric, reg_type, tree=tree,
                     compiled=None if compiled is None else compiled.CompiledNW)
     if not binned:
         return index
     binned = _binned.BinnedIndex(X, Y, kern, bandwidth, reg_type, bins,
-                                 functools.partial(nw_predict, index=index))
+                                 functools.partial(nw_predict, index=index), absolute=absolute)
     binned.exact_index, binned.Y = index, Y
     return binned
 

@@ -115,6 +115,7 @@ def test_heads_verdict(study):
     assert study.heads_verdict([2, 4], 4) == "some alike, some not"
 
 
+@pytest.mark.slow    # trains the study's grid twice (10 s); .ci/run runs it
 def test_csv_resumes_and_report_reads_it(study, tmp_path, capsys):
     path, out = tmp_path / "runs.csv", tmp_path / "out"
     argv = ["--seeds", "0", "--n-train", "40", "--n-test", "30", "--epochs", "1",

@@ -160,10 +160,10 @@ def test_without_dask_the_dask_options_say_how_to_install_it(tmp_path, corpus_fi
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(blocker)
     try:
-        code, _, err = cli_tests.run("features", corpus_file, "--dask-workers", 2, "-o",
+        code, _, err = cli_tests.run_process("features", corpus_file, "--dask-workers", 2, "-o",
                                        tmp_path / "x.npz", check=False)
         # without the Dask options, the same environment works
-        cli_tests.run("features", corpus_file, "-o", tmp_path / "y.npz")
+        cli_tests.run_process("features", corpus_file, "-o", tmp_path / "y.npz")
     finally:
         if old is None:
             del os.environ["PYTHONPATH"]

@@ -15,6 +15,8 @@ between the engines is :mod:`nlpfeat.kernels._engine`'s.
 - :mod:`._predict`: :class:`CompiledNW`, predictions and weights of query rows;
 - :mod:`._loo`: :func:`loo_grid`, leave-one-out losses over a bandwidth grid;
 - :mod:`._ard`: :func:`ard_objective`, the ``loo-ard`` loss and gradient;
+- :mod:`._binning`: spreading onto and gathering from the grids of ``algorithm="binned"``
+  (imported by :mod:`nlpfeat.kernels._binned` on use);
 - :mod:`._segments`: :func:`segment_attention` and :func:`position_weights`, the
   segment loops of the text features.
 

@@ -438,10 +438,13 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
         trigrams and quadgrams, besides the count tables), plus the chunk's token lists
         when they are read or made here (``held``; a user's list is not copied)."""
         check_working_memory(self.working_memory)
+        return chunk_n_rows(self._token_bytes(held), 1 << 62, self.working_memory)
+
+    def _token_bytes(self, held):
+        """Bytes of temporaries per token counted (see :meth:`_chunk_tokens`)."""
         per_token = (32 + 18 * (self.window_size - 2) if self.order == 2
                      else 16 + 8 * self.order)
-        return chunk_n_rows(per_token + _HELD_TOKEN_BYTES * held, 1 << 62,
-                            self.working_memory)
+        return per_token + _HELD_TOKEN_BYTES * held
 
     def _count(self, X):
         """The :class:`NgramCounts` of ``X``, streamed a chunk at a time (or a dask bag's,
@@ -467,8 +470,23 @@ class Collocations(TokenOptions, TransformerMixin, BaseEstimator):
                 except Exception as exc:
                     raise document_error(exc, index) from exc
 
+            options = self._text_pass_options()
+            if options is not None:
+                return self._count_text(docs, counts, options, to_tokens)
         for start, units in document_chunks(docs, self._chunk_tokens(), to_tokens=to_tokens):
             counts.add(units, start)
+        return counts
+
+    def _count_text(self, docs, counts, options, to_tokens):
+        """Count decoded documents tokenized by the compiled tokenizer (``options``: the
+        :class:`~nlpfeat.text._counting._text_pass.TextPass` of the text options), a
+        chunk at a time; a chunk it refuses is counted from its Python token lists."""
+        from nlpfeat.text._counting._text_ids import text_chunks
+
+        limit = self._chunk_tokens(held=False) * self._token_bytes(held=False)
+        for start, chunk in text_chunks(docs, limit, per_token=self._token_bytes(False)):
+            if counts.add_text(chunk, options) is None:
+                counts.add([to_tokens(doc, i) for i, doc in enumerate(chunk, start)], start)
         return counts
 
     def _count_lists(self, units, counts):

@@ -33,6 +33,15 @@ class _PairCounting(NamedTuple):
                           prune_at=self.prune_at)
 
 
+class _Tokenize(NamedTuple):
+    """``(doc, index) -> tokens`` of a string document (the Python path of a chunk)."""
+
+    tokenize: object
+
+    def __call__(self, doc, index):
+        return self.tokenize(doc)
+
+
 def _count_partition(counting, docs):
     """The :class:`PairCounts` of one partition of a dask bag (on a worker)."""
     return counting.new_counts().update(map(strip_line_break, docs),
@@ -52,11 +61,14 @@ def _count_bag(bag, window, *, symmetric, weighting, vocabulary, min_count, toke
 
 def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", vocabulary=None,
                        min_count=1, tokenize=None, working_memory=None, check_tokens=True,
-                       prune_at=None):
+                       prune_at=None, text=None):
     """:func:`cooccurrence` without parameter validation (for the estimators).
 
     ``check_tokens=False`` skips the per-document check that every token is a ``str``, for
     callers whose token lists come from :meth:`TextMixin._token_lists`, checked already.
+    ``text`` (a :class:`~nlpfeat.text._counting._text_pass.TextPass`, or None): the
+    options with which ``tokenize`` splits a string exactly as the compiled tokenizer
+    does; the symmetric counts then number string documents without a ``str`` per token.
     """
     if is_dask_bag(docs):
         return _count_bag(docs, window, symmetric=symmetric, weighting=weighting,
@@ -66,9 +78,9 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     if symmetric and prune_at is None:
         matrix, vocabulary = count_upper_pairs(
             doc_chunks(docs, window, working_memory, tokenize=tokenize,
-                       check_tokens=check_tokens),
+                       check_tokens=check_tokens, text=text is not None),
             counts, min_count=min_count, limit=counting_limit(working_memory),
-            symmetric=True)
+            symmetric=True, text=None if text is None else (text, _Tokenize(tokenize)))
         return matrix, vocabulary
     counts.update(docs, working_memory=working_memory, tokenize=tokenize,
                   check_tokens=check_tokens)
@@ -198,7 +210,12 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
                             f"({bad!r}); every term must be a str, as the tokens are.")
     from nlpfeat.text._base._tokenize import get_tokenizer
 
+    text = None
+    if isinstance(tokenizer, str) and tokenizer == "regexp":   # the compiled tokenizer's
+        from nlpfeat.text._counting._text_pass import TextPass  # numba: on use
+
+        text = TextPass(lowercase=False)
     return count_cooccurrence(docs, window, symmetric=symmetric, weighting=context_weighting,
                               vocabulary=vocabulary, min_count=min_count,
                               tokenize=get_tokenizer(tokenizer), working_memory=working_memory,
-                              prune_at=prune_at)
+                              prune_at=prune_at, text=text)

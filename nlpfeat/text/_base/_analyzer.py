@@ -28,6 +28,7 @@ from nlpfeat.text._base._tokenize import (
 __all__ = [
     "TEXT_PARAMETER_CONSTRAINTS",
     "TextMixin",
+    "text_pass_options",
     "word_ngrams",
     "char_ngrams",
     "char_wb_ngrams",
@@ -140,6 +141,47 @@ def char_wb_ngrams(text, ngram_range=(1, 1)):
                 break
             features.extend([word[i : i + n] for i in range(len(word) - n + 1)])
     return features
+
+
+def text_pass_options(estimator, *, stop_words=True, lower_tokens=False):
+    """The :class:`~nlpfeat.text._counting._text_pass.TextPass` options with which the
+    compiled pass gives exactly ``estimator``'s word features, else None (the Python path).
+
+    The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with the
+    default pattern or scikit-learn's (``(?u)\\b\\w\\w+\\b``), lowercasing, ``strip_accents``
+    by name, stop words (unless ``stop_words=False``: a caller that cannot drop them), any
+    ``ngram_range``. Anything
+    else (a custom ``token_pattern``, a callable preprocessor, tokenizer, analyzer or
+    accent stripper, another tokenizer, a stemmer, the character analyzers,
+    ``input="tokens"``, an estimator with its own features) takes the Python path.
+    ``lower_tokens``: the caller lowers each distinct token (see ``token_spans``); only
+    with ``lowercase`` and no accent stripping.
+    """
+    strip_accents = getattr(estimator, "strip_accents", None)
+    default = (
+        estimator.input != "tokens" and estimator.analyzer == "word"
+        and estimator.tokenizer in (None, "regexp")
+        and getattr(estimator, "stemmer", None) is None
+        and getattr(estimator, "preprocessor", None) is None
+        and strip_accents in (None, "ascii", "unicode")
+        and type(estimator)._feature_fn is TextMixin._feature_fn
+    )
+    if not default:
+        return None
+    words_to_drop = estimator.get_stop_words()
+    if words_to_drop and not stop_words:
+        return None
+    from nlpfeat.text._counting._compiled_tokens import PLAIN_WORD_PATTERNS  # numba: on use
+    from nlpfeat.text._counting._text_pass import TextPass
+
+    pattern = estimator.token_pattern
+    if pattern is not None and pattern not in PLAIN_WORD_PATTERNS:
+        return None
+    preprocess = None if strip_accents is None else estimator.build_preprocessor()
+    lower_tokens = lower_tokens and preprocess is None and bool(estimator.lowercase)
+    return TextPass(bool(estimator.lowercase), preprocess, words_to_drop,
+                    ideographs=pattern is None, lower_tokens=lower_tokens)
+
 
 
 class TextMixin:
@@ -363,6 +405,17 @@ class TextMixin:
         if preprocess is not _identity:
             steps.append(preprocess)
         return chain(steps, empty=_identity)
+
+    #: Private switch: False sends every document through the Python analyzer (tests).
+    _compiled_text = True
+
+    def _text_pass_options(self, *, lower_tokens=False):
+        """The :class:`TextPass` options when the compiled pass gives exactly the Python
+        analyzer's unigram features, else None (the Python path): see
+        :func:`text_pass_options`; n-grams take the Python path."""
+        if not self._compiled_text or tuple(self.ngram_range) != (1, 1):
+            return None
+        return text_pass_options(self, lower_tokens=lower_tokens)
 
     def _feature_fn(self):
         """Callable decoded doc -> list of features; a subclass may override (positions, ...)."""

@@ -189,6 +189,7 @@ class NgramCounts:
         # None for good (_settle); _term_slot: the id of each lowercase form's term
         self._hashing = True
         self._tables = None
+        self._text = None                                  # the TextIds of add_text
         self._term_slot = np.zeros(16, dtype=np.int64)
         self._runs = {shape: [] for shape in self._shapes()}
         # tuple tables kept as packed keys (else as id columns, sorted as rows)
@@ -210,7 +211,7 @@ class NgramCounts:
         """Build the dicts of the tokens and terms numbered by the compiled tables
         (:meth:`_hashed_ids`); the exact path (a dict lookup per token) takes over."""
         self._hashing = False
-        tables, self._tables = self._tables, None
+        tables, self._tables, self._text = self._tables, None, None
         if tables is None or not tables[0].n:          # nothing numbered: no dict to build
             return
         raw, lower = tables
@@ -354,14 +355,36 @@ class NgramCounts:
         ``start`` is the index of the first document, for error messages.
         """
         lengths = np.fromiter(map(len, units), np.int64, len(units))
+        return self._add_ids(self._ids(units, lengths, start), lengths)
+
+    def add_text(self, docs, options):
+        """Count the decoded documents ``docs`` (a list of str) tokenized by the compiled
+        tokenizer with ``options`` (a :class:`~._text_pass.TextPass`), numbered in the
+        raw token table without a str per token; returns ``self``, or None (nothing
+        counted) where the caller must count the chunk's token lists (:meth:`add`):
+        the tables have given way to the dicts, the counts lowercase their tokens, or
+        the compiled pass refuses the chunk."""
+        if not self._hashing or self.lower:
+            return None
+        from nlpfeat.text._counting._text_ids import TextIds
+        from nlpfeat.text._counting._token_table import TokenTable   # numba: on use
+
+        if self._tables is None:
+            self._tables = (TokenTable(), None)
+        if self._text is None or self._text.options != options:
+            self._text = TextIds(self._tables[0], options)
+        found = self._text.ids(docs)
+        return None if found is None else self._add_ids(*found)
+
+    def _add_ids(self, flat, lengths):
+        """Count the documents of the term ids ``flat`` (``lengths`` each)."""
         n_tokens = int(lengths.sum())
-        flat = self._ids(units, lengths, start)
         n_slots = self.n_slots
         self._grow("_freq", n_slots)
         if n_tokens:
             self._freq[:n_slots] += np.bincount(flat, minlength=n_slots)
         self.n_tokens += n_tokens
-        self.n_documents += len(units)
+        self.n_documents += len(lengths)
         if self.order == 2 and self.window == 2:   # the default: adjacent pairs, no breaks
             from nlpfeat.text._counting._sorted_tables import (
                 adjacent_pairs,  # numba: on use
@@ -553,7 +576,7 @@ class NgramCounts:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._hashing, self._tables = False, None    # settled by __getstate__
+        self._hashing, self._tables, self._text = False, None, None   # settled
         self._vocabulary = growing_vocabulary(self._vocabulary, counted=True)
         if self._raw is not None:
             self._raw = growing_vocabulary(self._raw, counted=True)

@@ -24,10 +24,9 @@ from nlpfeat._chunking import PAIR_COUNTING_WORKING_MEMORY, chunk_n_rows
 from nlpfeat.text._base._documents import token_list
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._pair_tables import (
+    document_pairs,
     join_keys,
-    layout_documents,
     merge_tables,
-    pair_table,
     pairs_to_matrix,
     reduce_pairs,
     select_terms,
@@ -57,11 +56,16 @@ def counting_limit(working_memory=None):
     return chunk_n_rows(1, 2**62, working_memory, default=PAIR_COUNTING_WORKING_MEMORY)
 
 
-def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens=True):
+def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens=True,
+               text=False):
     """Yield lists of token lists whose counting takes about ``working_memory`` MiB.
 
     A document of ``L`` tokens costs ``8 L (2 min(window, L) + 4)`` bytes (ids, padding,
     pair keys and sort space); ``working_memory`` resolves as :func:`counting_limit` says.
+    With ``text``, the string documents come as
+    :class:`~nlpfeat.text._counting._text_ids.TextChunk` s instead, untokenized, for
+    the compiled numbering of :func:`~._pair_merge.count_upper_pairs` (which counts
+    their terms only: ids and lengths, about 16 bytes a token).
     """
     def cost(tokens):
         return 8 * len(tokens) * (2 * min(window, len(tokens)) + 4)
@@ -69,6 +73,12 @@ def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens
     def as_tokens(doc, index):
         return _as_tokens(doc, tokenize, index, check_tokens)
 
+    if text:
+        from nlpfeat.text._counting._text_ids import text_chunks
+
+        yield from text_chunks(docs, counting_limit(working_memory), per_token=16,
+                               to_tokens=as_tokens, cost=cost)
+        return
     for _, chunk in document_chunks(docs, counting_limit(working_memory), cost,
                                     to_tokens=as_tokens):
         yield chunk
@@ -166,8 +176,7 @@ class PairCounts:
         :class:`~nlpfeat.text._counting.Counts` protocol; the token lists are checked
         already, so nothing here names a document."""
         ids, lengths = self.count_terms(token_lists)
-        padded, reach = layout_documents(ids, lengths, self.window)
-        self._push(pair_table(padded, self.window, weighting=self.weighting, reach=reach))
+        self._push(document_pairs(ids, lengths, self.window, weighting=self.weighting))
         if self.prune_at is not None and self.learn:
             self._prune()
         return self
@@ -189,10 +198,11 @@ class PairCounts:
         known = ids[ids >= 0] if not self.learn else ids
         self._freq[:n] += np.bincount(known, minlength=n)
         if self._df is not None and known.size:
-            doc = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-            if not self.learn:
-                doc = doc[ids >= 0]
-            self._df[:n] += np.bincount(np.unique(doc * n + known) % n, minlength=n)
+            from nlpfeat.text._counting._term_loops import (  # numba: on use
+                add_document_frequency,
+            )
+
+            add_document_frequency(ids, lengths, self._df[:n])
         self.n_documents += len(lengths)
         return ids, lengths
 

@@ -25,6 +25,7 @@ import zlib
 import numpy as np
 
 from nlpfeat._chunking import chunk_n_rows
+from nlpfeat.text._counting._term_order import term_order
 from nlpfeat.text._counting._vocabulary import growing_vocabulary, grown
 
 __all__ = ["BYTES_PER_TOKEN", "chunk_tokens", "TermCounts", "count_terms", "term_shards"]
@@ -200,8 +201,8 @@ class TermCounts:
     def sorted_terms(self):
         """``(terms, ids)``: the terms in sorted order and their ids here."""
         by_id = self.terms_by_id()      # sorting ids by term: no dictionary lookups
-        ids = sorted(range(len(by_id)), key=by_id.__getitem__)
-        return [by_id[i] for i in ids], np.array(ids, dtype=np.intp)
+        ids = term_order(by_id)
+        return list(map(by_id.__getitem__, ids.tolist())), ids
 
     def terms_by_id(self):
         """The list of the terms, the term of id i at position i."""

@@ -30,7 +30,7 @@ from numba import njit
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._compiled_tokens import token_spans
-from nlpfeat.text._counting._token_table import TokenTable
+from nlpfeat.text._counting._token_table import SEP, TokenTable
 from nlpfeat.text._counting._vocabulary import CountChunk, count_chunks, grown
 
 __all__ = ["TextPass", "text_pass_chunks", "term_chunks", "chunk_chars"]
@@ -46,12 +46,17 @@ class TextPass(NamedTuple):
 
     ``lowercase``: lowercase ASCII documents in the compiled scan; ``preprocess``: the
     preprocessor applied to every other document (None: ``str.lower`` when
-    ``lowercase``); ``stop_words``: a set of tokens to drop, or None.
+    ``lowercase``); ``stop_words``: a set of tokens to drop, or None; ``ideographs``:
+    every CJK ideograph a token (nlpfeat's pattern), else scikit-learn's pattern;
+    ``lower_tokens``: lower each distinct token instead of non-ASCII documents
+    (``token_spans``'s option: with ``lowercase`` and no ``preprocess``).
     """
 
     lowercase: bool = True
     preprocess: object = None
     stop_words: object = None
+    ideographs: bool = True
+    lower_tokens: bool = False
 
 
 def chunk_chars(working_memory=None):
@@ -114,7 +119,9 @@ class _Pass:
     def local(self, docs):
         """Tokens of one chunk numbered in a table of its own (runs on a thread)."""
         spans = token_spans(docs, lowercase=self.options.lowercase,
-                            preprocess=self.options.preprocess)
+                            preprocess=self.options.preprocess,
+                            ideographs=self.options.ideographs,
+                            lower_tokens=self.options.lower_tokens)
         if spans is None:
             return None
         buffer, starts, ends, doc_offsets = spans
@@ -128,9 +135,14 @@ class _Pass:
         ids = self.table.add_table(local_table)
         if self.table.n > n_before:
             new = self.table.strings(n_before, self.table.n)
+            if self.options.lower_tokens:           # tokens with non-ASCII letters raw
+                new = SEP.join(new).lower().split(SEP)
             stop_words = self.options.stop_words
             vocabulary = self.vocabulary
-            if self.learn:
+            terms = _fresh_terms(vocabulary, new) if self.learn and not stop_words else None
+            if terms is not None:
+                pass
+            elif self.learn:
                 lookup = vocabulary.__getitem__
                 terms = [-1 if stop_words and token in stop_words else lookup(token)
                          for token in new]
@@ -146,6 +158,17 @@ class _Pass:
         """The chunk counted by the Python path (a chunk the compiled pass refuses)."""
         return list(count_chunks(docs, self.vocabulary, learn=self.learn, analyze=self.analyze,
                                  chunk_tokens=1 << 62, start=start))
+
+
+def _fresh_terms(vocabulary, new):
+    """The ids of the tokens ``new`` added to the growing ``vocabulary`` at once when none
+    is in it yet and they are distinct (the usual case: a new token is a new term), else
+    None (nothing added: each is looked up in turn)."""
+    if len(dict.fromkeys(new)) != len(new) or not vocabulary.keys().isdisjoint(new):
+        return None
+    n = len(vocabulary)
+    vocabulary.update(zip(new, range(n, n + len(new))))
+    return np.arange(n, n + len(new))
 
 
 def _counted(start, ids, term_of_id, doc_offsets):

@@ -44,6 +44,23 @@ def _count_partition(estimator, docs):
         estimator._token_stream(map(strip_line_break, docs)),
         working_memory=estimator.working_memory, check_tokens=False)
 
+class _DocumentTokens:
+    """``(doc, index) -> tokens`` by the estimator's token function; an error names the
+    document."""
+
+    def __init__(self, tokens):
+        self.tokens = tokens
+
+    def __call__(self, doc, index):
+        try:
+            return self.tokens(doc)
+        except Exception as exc:
+            error = document_error(exc, index)
+            if error is exc:
+                raise
+            raise error from exc
+
+
 _N_OVERSAMPLES = 10
 
 
@@ -415,16 +432,9 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
 
     def _token_stream(self, X):
         """Each document's token list, read lazily; an error names the document."""
-        tokens = self._token_fn()
+        tokens = _DocumentTokens(self._token_fn())
         for i, doc in enumerate(self._iter_docs(X)):
-            try:
-                tokens_of_doc = tokens(doc)
-            except Exception as exc:
-                error = document_error(exc, i)
-                if error is exc:
-                    raise
-                raise error from exc
-            yield tokens_of_doc
+            yield tokens(doc, i)
 
     def _count_pairs(self, X, *, token_lists=False):
         """What ``fit`` counts: (:class:`UpperCounts` of the kept words, their vocabulary,
@@ -447,11 +457,20 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
             del matrix
             return upper, vocabulary, counts
         terms = self._new_counts()
-        stream = X if token_lists else self._token_stream(X)
+        # string documents whose options the compiled tokenizer honours go to the counts
+        # untokenized (numbered without a str per token), else their token lists
+        options = None if token_lists else self._text_pass_options()
+        if options is None:
+            stream = X if token_lists else self._token_stream(X)
+            text = None
+        else:
+            stream = self._iter_docs(X)
+            text = (options, _DocumentTokens(self._token_fn()))
         upper, vocabulary = count_upper_pairs(
-            doc_chunks(stream, self.window, self.working_memory, check_tokens=False),
+            doc_chunks(stream, self.window, self.working_memory, check_tokens=False,
+                       text=text is not None),
             terms, min_count=self.min_count, limit=counting_limit(self.working_memory),
-            check_terms=lambda terms: check_corpus_nonempty(terms.n_documents))
+            check_terms=lambda terms: check_corpus_nonempty(terms.n_documents), text=text)
         return upper, vocabulary, terms
 
     def _count(self, X):

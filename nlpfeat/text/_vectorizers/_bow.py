@@ -18,7 +18,7 @@ from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import (HasMethods, Integral, Interval, Real, RealNotInt, StrOptions,
                                  check_array, check_is_fitted, fit_context)
-from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS, TextMixin
+from nlpfeat.text._base._analyzer import TEXT_PARAMETER_CONSTRAINTS
 from nlpfeat.text._base._analyzer import warn_unused, warn_user
 from nlpfeat.text._base._documents import check_corpus_nonempty
 from nlpfeat.text._base._options import TextOptions
@@ -41,7 +41,7 @@ from nlpfeat.text._dask import (
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = [
-    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts"
+    "BagOfWords", "CountingVectorizerMixin", "COUNTING_PARAMETER_CONSTRAINTS", "finish_counts",
 ]
 
 _DF_CONSTRAINT = [
@@ -107,35 +107,10 @@ class CountingVectorizerMixin(TextOptions):
                 if is_set:
                     warn_unused(name, "'vocabulary' is fixed (nothing is pruned)")
 
-    #: Private switch: False sends every document through the Python analyzer (tests).
-    _compiled_text = True
-
-    def _text_pass_options(self):
-        """The :class:`TextPass` options when the compiled pass gives exactly the Python
-        analyzer's features, else None (the Python path).
-
-        The pass honours the default word analyzer: ``tokenizer="regexp"`` (or None) with
-        the default pattern, lowercasing, ``strip_accents`` by name, stop words, unigrams.
-        Anything else (a custom ``token_pattern``, a callable preprocessor, tokenizer,
-        analyzer or accent stripper, another tokenizer, a stemmer, n-grams, the character
-        analyzers, ``input="tokens"``, an estimator with its own features) takes the
-        Python path.
-        """
-        strip_accents = getattr(self, "strip_accents", None)
-        default = (
-            self._compiled_text and self.input != "tokens" and self.analyzer == "word"
-            and tuple(self.ngram_range) == (1, 1) and self.tokenizer in (None, "regexp")
-            and self.token_pattern is None and self.stemmer is None
-            and getattr(self, "preprocessor", None) is None
-            and strip_accents in (None, "ascii", "unicode")
-            and type(self)._feature_fn is TextMixin._feature_fn
-        )
-        if not default:
-            return None
-        preprocess = None if strip_accents is None else self.build_preprocessor()
-        from nlpfeat.text._counting._text_pass import TextPass    # numba: on use
-
-        return TextPass(bool(self.lowercase), preprocess, self.get_stop_words())
+    def _text_pass_options(self, *, lower_tokens=True):
+        """The compiled pass's options (see :meth:`TextMixin._text_pass_options`); the
+        counting vectorizers lower each distinct token rather than whole documents."""
+        return super()._text_pass_options(lower_tokens=lower_tokens)
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
@@ -334,7 +309,8 @@ class CountingVectorizerMixin(TextOptions):
                 raise
             keep = np.zeros(len(terms), dtype=bool)
         kept = np.flatnonzero(keep)
-        self.vocabulary_ = dict(zip([terms[i] for i in kept], range(kept.size)))
+        kept_terms = terms if kept.size == len(terms) else [terms[i] for i in kept.tolist()]
+        self.vocabulary_ = dict(zip(kept_terms, range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
         new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
         new_of_old[ids[kept]] = np.arange(kept.size)
@@ -575,7 +551,8 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     the partitions are counted on the workers and merged by a tree reduction, so the
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
-    **Compiled text pass.** With the default tokenizer and pattern, ``analyzer="word"``,
+    **Compiled text pass.** With the default tokenizer and pattern (or scikit-learn's,
+    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``,
     ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
     named, documents are tokenized and counted by compiled code (no Python object per
     token), with exactly the tokens, lowercasing and stop words of the Python path; other

@@ -30,6 +30,7 @@ from nlpfeat.text._base._documents import check_not_bag
 from nlpfeat.text._base._options import TextOptions
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._spans import encode_texts, spans_of_token_lists
+from nlpfeat.text._base._analyzer import text_pass_options
 from nlpfeat.text._vectorizers._schemes import normalize_rows
 
 __all__ = ["HashingVectorizer"]
@@ -197,6 +198,9 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
             X = normalize_rows(X, self.norm)
         return X
 
+    #: Private switch: False sends every document through the Python tokenizer (tests).
+    _compiled_text = True
+
     def _check_params(self):
         """Checks the constraints cannot express; returns the matrix's dtype."""
         check_ngram_range(self.ngram_range)
@@ -229,9 +233,10 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
                 return _murmur.hash_spans(buffer, starts, ends), rows
         elif self.analyzer == "word":
             tokens = self._token_fn()
+            options = text_pass_options(self, stop_words=False) if self._compiled_text else None
 
             def hashes_of(chunk, start):
-                spans = _chunk_spans(chunk, tokens, start)
+                spans = _chunk_spans(chunk, tokens, start, options)
                 return _murmur.hash_word_ngrams(*spans, min_n, max_n)
         else:
             text, words = self._text_fn(), self.analyzer == "char_wb"
@@ -250,16 +255,20 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
         return tags
 
 
-def _chunk_spans(docs, tokens, start):
+def _chunk_spans(docs, tokens, start, options=None):
     """The word tokens of a chunk of decoded documents as ``(buffer, starts, ends,
-    doc_offsets)``, from ``tokens`` (one document -> its list of tokens: Python's
-    tokenization).
-
-    The one place for the compiled tokenizer of issue 26 (``token_spans``, same spans):
-    for the options it honours exactly (default tokenizer and pattern; no stop words,
-    stemmer or preprocessor; accents by name) the body becomes ``token_spans(docs,
-    lowercase=..., preprocess=...)``, this line where it returns None (a lone surrogate).
+    doc_offsets)``: by the compiled tokenizer (``token_spans``, the same spans) with the
+    :class:`~nlpfeat.text._counting._text_pass.TextPass` ``options`` it honours exactly,
+    else (no options, or a chunk it refuses: a lone surrogate) from ``tokens`` (one
+    document -> its list of tokens: Python's tokenization).
     """
+    if options is not None:
+        from nlpfeat.text._counting._compiled_tokens import token_spans  # numba: on use
+
+        spans = token_spans(docs, lowercase=options.lowercase, preprocess=options.preprocess,
+                            ideographs=options.ideographs)
+        if spans is not None:
+            return spans
     return spans_of_token_lists(list(map(tokens, docs)), start)
 
 

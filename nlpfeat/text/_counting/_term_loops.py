@@ -1,0 +1,25 @@
+"""Compiled (numba) loops over the token ids of a chunk: term statistics in one pass.
+
+Imported on first use by :mod:`nlpfeat.text._counting._pair_counts` (importing
+:mod:`nlpfeat.text` does not import numba); compiled on first call and cached on disk.
+"""
+import numpy as np
+from numba import njit
+
+__all__ = ["add_document_frequency"]
+
+
+@njit(cache=True, nogil=True)
+def add_document_frequency(ids, lengths, df):
+    """Add to ``df[t]`` the number of documents (consecutive runs of ``lengths`` ids of
+    ``ids``) that hold the term ``t`` (ids below 0 are not terms): one pass, a document
+    counted once per term by remembering the last document that counted it."""
+    last = np.full(len(df), -1, np.int64)
+    k = 0
+    for d in range(len(lengths)):
+        for _ in range(lengths[d]):
+            t = ids[k]
+            k += 1
+            if t >= 0 and last[t] != d:
+                last[t] = d
+                df[t] += 1
