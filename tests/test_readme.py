@@ -108,7 +108,10 @@ def test_the_readme_has_its_blocks():
     assert first.startswith("pip install -e"), "the README opens with the install command"
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)))
+@pytest.mark.parametrize("index", [
+    # a block that starts a Dask cluster (15 CPU-s) runs in .ci/run's slow pass
+    pytest.param(i, marks=pytest.mark.slow) if "Client(" in code or "LocalCluster(" in code
+    else i for i, (_, code) in enumerate(PYTHON_BLOCKS)])
 def test_python_block_runs_as_written(index, tmp_path):
     section, code = PYTHON_BLOCKS[index]
     script = tmp_path / f"readme_block_{index}.py"
