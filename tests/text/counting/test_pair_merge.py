@@ -94,7 +94,7 @@ def test_spilled_counts_equal_the_one_pass_counts_bit_for_bit(wiki_lines, min_co
 
 
 def test_harmonic_weights_equal_the_one_pass_weights_to_rounding(wiki_lines):
-    upper, vocabulary = two_pass(wiki_lines, 4, 0.01, 2, weighting="harmonic")
+    upper, vocabulary = two_pass(wiki_lines, 4, 0.05, 2, weighting="harmonic")
     expected, expected_vocabulary = one_pass(wiki_lines, 4, 2, weighting="harmonic")
     got = upper.symmetric()
     assert vocabulary == expected_vocabulary and got.dtype == np.float64
@@ -132,9 +132,9 @@ def test_documents_without_pairs_give_an_empty_matrix():
 
 
 def test_a_one_shot_generator_is_read_once_and_gives_the_list_counts(wiki_lines):
-    expected, vocabulary = cooccurrence(wiki_lines, 5, min_count=2, working_memory=0.01)
+    expected, vocabulary = cooccurrence(wiki_lines, 5, min_count=2, working_memory=0.05)
     got, got_vocabulary = cooccurrence((line for line in wiki_lines), 5, min_count=2,
-                                       working_memory=0.01)
+                                       working_memory=0.05)
     assert got_vocabulary == vocabulary and (got != expected).nnz == 0
 
 
@@ -229,7 +229,7 @@ def test_operator_svd_holds_at_most_a_few_dense_blocks():
 def test_pmi_embedding_is_independent_of_the_chunking(wiki_lines):
     params = {"n_components": 10, "min_count": 3, "random_state": 0}
     whole = PMIEmbedding(**params, working_memory=64).fit(wiki_lines)
-    chunked = PMIEmbedding(**params, working_memory=0.005).fit(wiki_lines)
+    chunked = PMIEmbedding(**params, working_memory=0.02).fit(wiki_lines)
     assert chunked.vocabulary_ == whole.vocabulary_
     np.testing.assert_array_equal(chunked.embeddings_, whole.embeddings_)
     np.testing.assert_array_equal(chunked.idf_, whole.idf_)
