@@ -22,7 +22,9 @@ exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
 Leave-one-out sums are the binned sums at each training point minus that point's own
 contribution as the binned pipeline computed it (the stencil weights times the kernel
 between its own nodes), so each bandwidth of a grid costs one spreading, one
-convolution and one interpolation; rows without a certificate are scored exactly.
+convolution and one interpolation; the (row, bandwidth) pairs without a certificate are
+scored exactly, all in one call after the grid pass (the compiled engine's
+:func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
 import warnings
 
@@ -521,12 +523,13 @@ class BinnedIndex:
 
 
 def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=None,
-                    exact_rows=None):
+                    exact_pairs=None):
     """Leave-one-out loss at every bandwidth of ``grid`` (n_grid, d or 1) on the grid.
 
-    ``exact_rows(h, rows) -> P`` gives exact LOO predictions of training rows ``rows``
-    (those without a certificate). Returns the losses as
-    :func:`nlpfeat.kernels._bandwidth.loo_grid` does.
+    ``exact_pairs(rows, need) -> P`` gives exact LOO predictions (len(rows), n_grid, k)
+    of training rows ``rows`` at the bandwidths where ``need`` (len(rows), n_grid) is
+    set: the (row, bandwidth) pairs without a certificate, all scored in one call after
+    the grid pass. Returns the losses as :func:`nlpfeat.kernels._bandwidth.loo_grid` does.
     """
     n, k = Y.shape
     d = X.shape[1]
@@ -535,21 +538,26 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     tau = _tau(Y) if bins is None else EXPLICIT_TAU
     top = _top(Y)
     scale = target_scale(Y, absolute=loss != "squared")
-    totals = np.empty(len(grid))
+    totals = np.zeros(len(grid))
+    need = np.zeros((n, len(grid)), dtype=bool)
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
         b = default_bins(span, h, kern, reg_type) if bins is None else bins
         if b is None:       # no grid fits this bandwidth: every row exact
-            totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
+            need[:, gi] = True
             continue
         sums = BinnedSums(X, Yc, kern, h, b, reg_type, scale, lo, span)
         S, E, _ = sums.gather(X)
         S = S - sums.self_terms(X, Yc)
         P, ok = _predictions(S, E, reg_type, d, tau, top, None if bins is not None else scale)
-        P = P + y_mean
-        bad = np.flatnonzero(~ok)
-        if bad.size:
-            P[bad] = exact_rows(h, bad)
-        totals[gi] = loss_grad(P, Y, loss)[0]
+        totals[gi] = loss_grad(P[ok] + y_mean, Y[ok], loss)[0]
+        need[:, gi] = ~ok
+    rows = np.flatnonzero(need.any(axis=1))
+    if rows.size:
+        sub = need[rows]
+        P = exact_pairs(rows, sub)
+        for gi in np.flatnonzero(sub.any(axis=0)):
+            sel = sub[:, gi]
+            totals[gi] += loss_grad(P[sel, gi], Y[rows[sel]], loss)[0]
     return mean_loss(totals, n, k, loss)
