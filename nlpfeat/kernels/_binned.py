@@ -380,24 +380,50 @@ class BinnedSums:
                               np.asarray(g.margin, dtype=np.int64))
         return S.reshape((Q.shape[0],) + lead), B, inside
 
+    def _self_kernels(self):
+        """Kernels (nk, P^d, P^d) between the stencil nodes a, b of one point:
+        ``K((b - a) delta)``, the nodes in the stencils' order (last axis fastest)."""
+        g = self.grid
+        P = g.order + 1
+        steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
+        diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
+        center = np.asarray(g.R)
+        # offsets beyond the kernel array (R < P - 1 nodes) are zero in the convolution too
+        pos = diff + center
+        far = ((pos < 0) | (pos > 2 * center)).any(axis=-1)
+        pos = np.clip(pos, 0, 2 * center)
+        kk = self.kmat[(slice(None),) + tuple(pos[..., j] for j in range(g.d))]
+        return np.ascontiguousarray(np.where(far, 0.0, kk))
+
     def self_terms(self, X, V):
         """Each training row's own contribution to its binned sums (same shape as
-        :meth:`gather`'s sums)."""
+        :meth:`gather`'s sums); the reference of :meth:`loo_gather`'s, in numpy."""
         from nlpfeat.kernels._compiled._binning import stencil_weights
 
         g = self.grid
         w = stencil_weights(np.ascontiguousarray(_node_coords(g, X)), g.order)
-        P = g.order + 1
-        # kernel between two stencil nodes a, b of one point: K((b - a) delta)
-        steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
-        diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
-        center = np.asarray(g.R)
-        kk = self.kmat[(slice(None),) + tuple((diff[..., j] + center[j]) for j in range(g.d))]
-        s = np.stack([np.einsum("np,np->n", w @ kj, w) for kj in kk], axis=1)   # (n, nk)
-        cols = np.hstack([np.ones((X.shape[0], 1)), V])
+        s = np.stack([np.einsum("np,np->n", w @ kj, w) for kj in self._self_kernels()],
+                     axis=1)                                            # (n, nk)
+        return self._times_cols(s, V)
+
+    def _times_cols(self, s, V):
+        cols = np.hstack([np.ones((V.shape[0], 1)), V])
         if self.reg_type == "lc":
             return s[:, 0:1] * cols
         return s[:, :, None] * cols[:, None, :]                          # (n, nk, c)
+
+    def loo_gather(self, X, V):
+        """:meth:`gather`'s sums at the training rows X (values V) less each row's own
+        contribution, and their bounds: one compiled pass (the stencil weights once)."""
+        from nlpfeat.kernels._compiled._binning import gather_loo
+
+        g = self.grid
+        lead = self.G.shape[:-1]
+        S, B, T, _ = gather_loo(self.G.reshape(-1, self.G.shape[-1]), self.E,
+                                np.ascontiguousarray(_node_coords(g, X, out=True)), g.order,
+                                np.asarray(g.out_shape, dtype=np.int64),
+                                np.asarray(g.margin, dtype=np.int64), self._self_kernels())
+        return S.reshape((X.shape[0],) + lead) - self._times_cols(T, V), B
 
 
 def _predictions(S, B, reg_type, d, tau, top, scale=None):
@@ -522,6 +548,16 @@ class BinnedIndex:
         return out, empty
 
 
+def grid_order(X):
+    """A permutation of rows X that visits a grid's nodes nearly in C order: by the
+    first feature, in d >= 2 by 256 slabs of it, then the next features."""
+    if X.shape[1] == 1:
+        return np.argsort(X[:, 0], kind="stable")
+    lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    slab = np.floor((X[:, 0] - lo[0]) / np.where(span[0] > 0, span[0], 1.0) * 255.999)
+    return np.lexsort(tuple(X[:, j] for j in range(X.shape[1] - 1, 0, -1)) + (slab,))
+
+
 def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=None,
                     exact_pairs=None):
     """Leave-one-out loss at every bandwidth of ``grid`` (n_grid, d or 1) on the grid.
@@ -533,6 +569,10 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     """
     n, k = Y.shape
     d = X.shape[1]
+    # the rows in the grids' order (the loss is a sum over rows): spreading and gathering
+    # then walk the nodes in sequence instead of at random
+    perm = grid_order(X)
+    X, Y = X[perm], Y[perm]
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
     tau = _tau(Y) if bins is None else EXPLICIT_TAU
@@ -548,15 +588,14 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
             need[:, gi] = True
             continue
         sums = BinnedSums(X, Yc, kern, h, b, reg_type, scale, lo, span)
-        S, E, _ = sums.gather(X)
-        S = S - sums.self_terms(X, Yc)
+        S, E = sums.loo_gather(X, Yc)
         P, ok = _predictions(S, E, reg_type, d, tau, top, None if bins is not None else scale)
         totals[gi] = loss_grad(P[ok] + y_mean, Y[ok], loss)[0]
         need[:, gi] = ~ok
     rows = np.flatnonzero(need.any(axis=1))
     if rows.size:
         sub = need[rows]
-        P = exact_pairs(rows, sub)
+        P = exact_pairs(perm[rows], sub)
         for gi in np.flatnonzero(sub.any(axis=0)):
             sel = sub[:, gi]
             totals[gi] += loss_grad(P[sel, gi], Y[rows[sel]], loss)[0]

@@ -158,3 +158,20 @@ def test_compiled_loo_pairs_match_the_numpy_rows(seed, d, ray, kernel, reg_type)
             continue
         ref = loo_rows(X, Y, kern, grid[g], "euclidean", rows[need[:, g]], reg_type=reg_type)
         np.testing.assert_allclose(P[need[:, g], g], ref, rtol=1e-8, atol=1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), d=st.integers(1, 3),
+       kernel=st.sampled_from(["gaussian", "epanechnikov"]),
+       reg_type=st.sampled_from(["lc", "ll"]))
+def test_fused_loo_gather_matches_gather_less_the_numpy_self_terms(seed, d, kernel, reg_type):
+    rng = np.random.default_rng(seed)
+    X, g = _grid(rng, d, kernel, int(rng.integers(1, 40)))
+    V = rng.normal(size=(len(X), 2))
+    sums = BinnedSums(X, V, g.kern, g.h, np.asarray(g.shape) - g.order - 1, reg_type,
+                      target_scale(V), g.lo, np.ptp(X, axis=0))
+    S, B = sums.loo_gather(X, V)
+    S0, B0, _ = sums.gather(X)
+    scale = np.abs(S0).max()
+    np.testing.assert_allclose(S, S0 - sums.self_terms(X, V), rtol=1e-10, atol=1e-12 * scale)
+    np.testing.assert_array_equal(B, B0)
