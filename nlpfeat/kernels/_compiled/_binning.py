@@ -149,11 +149,11 @@ def spread(Z, A, V, order, shape, pool):
 
 
 @njit(cache=True)
-def _gather_row(i, G, E, z, order, shape, margin, st, Pj, inv, base, W, W3, S, B, wrow):
+def _gather_row(i, G, E, z, order, shape, margin, st, Pj, inv, base, W, W3, S, B, wrow, irow):
     """Row ``i`` of :func:`gather` (sums into ``S[i]``, ``B[i]``; its stencil weights,
-    the last axis fastest, into ``wrow``); False when its stencil leaves the grid."""
+    the last axis fastest, into ``wrow``, their nodes into ``irow``); False when its
+    stencil leaves the grid."""
     d = z.size
-    c, ce = G.shape[0], E.shape[0]
     if not _axis_weights(z, order, shape, margin, inv, base, W):
         return False
     i0 = 0
@@ -166,15 +166,19 @@ def _gather_row(i, G, E, z, order, shape, margin, st, Pj, inv, base, W, W3, S, B
             w01 = W3[0, a0] * W3[1, a1]
             r = i0 + a0 * st[0] + a1 * st[1]
             for a2 in range(Pj[2]):
-                w = w01 * W3[2, a2]
-                wrow[s] = w
+                wrow[s] = w01 * W3[2, a2]
+                irow[s] = r + a2 * st[2]
                 s += 1
-                aw = abs(w)
-                idx = r + a2 * st[2]
-                for k in range(c):
-                    S[i, k] += w * G[k, idx]
-                for k in range(ce):
-                    B[i, k] += aw * E[k, idx]
+    for k in range(G.shape[0]):          # one accumulator per sum (no stores in the loop)
+        acc = 0.0
+        for a in range(s):
+            acc += wrow[a] * G[k, irow[a]]
+        S[i, k] = acc
+    for k in range(E.shape[0]):
+        acc = 0.0
+        for a in range(s):
+            acc += abs(wrow[a]) * E[k, irow[a]]
+        B[i, k] = acc
     return True
 
 
@@ -193,11 +197,12 @@ def _gather_rows(G, E, Z, order, shape, margin, K):
     W = np.empty((d, P))
     W3 = np.ones((3, P))
     wrow = np.empty(P ** d)
+    irow = np.empty(P ** d, dtype=np.int64)
     inv = _inverse_denominators(order)
     n_st = K.shape[1]
     for i in range(m):
         inside[i] = _gather_row(i, G, E, Z[i], order, shape, margin, st, Pj, inv, base, W,
-                                W3, S, B, wrow)
+                                W3, S, B, wrow, irow)
         if not inside[i]:
             continue
         for k in range(K.shape[0]):      # w^T K[k] w: the row's own contribution
