@@ -21,6 +21,9 @@ corpus and ``bench_scale.py``'s Zipf corpus (``--zipf-tokens``): ``BagOfWords()`
 ``CountVectorizer()`` and vs today's Python path of nlpfeat (the private switch
 ``_compiled_text = False``), ``TfidfVectorizer()`` vs scikit-learn's, and
 ``BagOfWords(n_jobs=2)`` vs ``n_jobs=1`` (wall and CPU); every output is checked equal.
+``--text-pass --ngrams`` times ``BagOfWords(ngram_range=(1, 2))`` (word n-grams from id
+sequences on the pass) vs ``CountVectorizer(ngram_range=(1, 2))`` and vs the Python path,
+on the Wikipedia sample and Lee's background corpus, the same way.
 """
 import argparse
 import gc
@@ -155,25 +158,49 @@ def python_path(estimator):
     return estimator
 
 
-def text_pass_inputs(zipf_tokens):
+def text_pass_inputs(zipf_tokens=None):
+    """The Wikipedia sample x3, Lee's background corpus and, with ``zipf_tokens``, the Zipf
+    corpus of ``bench_scale.py``."""
     import os
     import tempfile
 
-    from bench_scale import corpus_file
-
     from nlpfeat.datasets import load_lee
+
+    inputs = [("Wikipedia sample x3", load_wiki_sample().data * 3),
+              ("Lee background", list(load_lee().background))]
+    if zipf_tokens is None:
+        return inputs
+    from bench_scale import corpus_file
 
     data_dir = os.path.join(tempfile.gettempdir(), "nlpfeat-bench-text-pass")
     os.makedirs(data_dir, exist_ok=True)
     with open(corpus_file(data_dir, zipf_tokens, 2**20 + 1), encoding="utf-8") as fh:
         zipf = fh.read().splitlines()
-    return [("Wikipedia sample x3", load_wiki_sample().data * 3),
-            ("Lee background", list(load_lee().background)),
-            (f"Zipf {zipf_tokens / 1e6:.0f}M tokens", zipf)]
+    return inputs + [(f"Zipf {zipf_tokens / 1e6:.0f}M tokens", zipf)]
+
+
+def bow_in_turn(docs, mb, repeat, **kwargs):
+    """``BagOfWords(**kwargs)`` compiled, its Python path and ``CountVectorizer(**kwargs)``
+    timed in turn on ``docs`` (``mb`` MB of UTF-8), outputs compared."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    ours, python = BagOfWords(**kwargs), python_path(BagOfWords(**kwargs))
+    peer = CountVectorizer(**kwargs)
+    (t_ours, t_py, t_peer), (X, Xp, Y) = in_turn(
+        [lambda: ours.fit_transform(docs), lambda: python.fit_transform(docs),
+         lambda: peer.fit_transform(docs)], repeat)
+    same = (X != Y).nnz == 0 and (X != Xp).nnz == 0 and \
+        list(ours.get_feature_names_out()) == list(peer.get_feature_names_out())
+    for label, t in (("BagOfWords compiled", t_ours), ("BagOfWords Python path", t_py),
+                     ("sklearn CountVectorizer", t_peer)):
+        print(f"  {label:<28} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
+              f"per core  wall {t[1]:7.3f} s")
+    print(f"  -> {t_peer[0] / t_ours[0]:.1f}x CountVectorizer, {t_py[0] / t_ours[0]:.1f}x "
+          f"the Python path (CPU); {X.shape[1]} features; outputs "
+          f"{'identical' if same else 'DIFFER'}", flush=True)
 
 
 def run_text_pass(repeat, zipf_tokens):
-    from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.feature_extraction.text import TfidfVectorizer as SklearnTfidf
 
     BagOfWords().fit_transform(["warm up the compiled pass"])
@@ -181,18 +208,7 @@ def run_text_pass(repeat, zipf_tokens):
         mb = sum(len(doc.encode("utf-8")) for doc in docs) / 1e6
         print(f"\n{name}: {len(docs)} documents, {mb:.1f} MB UTF-8; CPU s best of {repeat} in "
               f"turn (spread = worst/best)", flush=True)
-        ours, python, peer = BagOfWords(), python_path(BagOfWords()), CountVectorizer()
-        (t_ours, t_py, t_peer), (X, Xp, Y) = in_turn(
-            [lambda: ours.fit_transform(docs), lambda: python.fit_transform(docs),
-             lambda: peer.fit_transform(docs)], repeat)
-        same = (X != Y).nnz == 0 and (X != Xp).nnz == 0 and \
-            list(ours.get_feature_names_out()) == list(peer.get_feature_names_out())
-        for label, t in (("BagOfWords() compiled", t_ours), ("BagOfWords() Python path", t_py),
-                         ("sklearn CountVectorizer()", t_peer)):
-            print(f"  {label:<28} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
-                  f"per core  wall {t[1]:7.3f} s")
-        print(f"  -> {t_peer[0] / t_ours[0]:.1f}x CountVectorizer, {t_py[0] / t_ours[0]:.1f}x "
-              f"the Python path (CPU); outputs {'identical' if same else 'DIFFER'}")
+        bow_in_turn(docs, mb, repeat)
         ours, peer = TfidfVectorizer(), SklearnTfidf()
         (t_ours, t_peer), (X, Y) = in_turn([lambda: ours.fit_transform(docs),
                                             lambda: peer.fit_transform(docs)], repeat)
@@ -207,6 +223,15 @@ def run_text_pass(repeat, zipf_tokens):
               f"{'identical' if (X1 != X2).nnz == 0 else 'DIFFER'}", flush=True)
 
 
+def run_ngrams(repeat, ngram_range=(1, 2)):
+    BagOfWords(ngram_range=ngram_range).fit_transform(["warm up the compiled pass"])
+    for name, docs in text_pass_inputs():
+        mb = sum(len(doc.encode("utf-8")) for doc in docs) / 1e6
+        print(f"\n{name}: {len(docs)} documents, {mb:.1f} MB UTF-8; ngram_range={ngram_range}; "
+              f"CPU s best of {repeat} in turn (spread = worst/best)", flush=True)
+        bow_in_turn(docs, mb, repeat, ngram_range=ngram_range)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=10, help="copies of the Wikipedia sample")
@@ -218,7 +243,13 @@ def main(argv=None):
                         help="time the compiled text pass (CPU s, MB/s per core)")
     parser.add_argument("--zipf-tokens", type=int, default=2_000_000,
                         help="tokens of the Zipf corpus of --text-pass")
+    parser.add_argument("--ngrams", action="store_true",
+                        help="with --text-pass: word bigrams (ngram_range=(1, 2)) instead")
     args = parser.parse_args(argv)
+    if args.text_pass and args.ngrams:
+        with threadpool_limits(1):
+            run_ngrams(max(args.repeat, 3))
+        return
     if args.text_pass:
         with threadpool_limits(1):
             run_text_pass(max(args.repeat, 3), args.zipf_tokens)

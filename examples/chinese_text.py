@@ -29,6 +29,9 @@ Then two corpus statistics on character tokens:
   坏 (bad): PMI measures substitutability, not synonymy; "good" and "bad" fit the same
   contexts (这是一个好人 / 这是一个坏人).
 
+With matplotlib installed, the accuracy of every fold for each pipeline is saved as
+``chinese_text_cv.png`` in ``--out``.
+
 Usage::
 
     python examples/chinese_text.py            # 5-fold CV x 3 repeats
@@ -65,20 +68,48 @@ def accuracy_table(docs, y, quick, seed):
           f"{np.bincount(y).max() / len(y):.2f}); accuracy, mean ± std over "
           f"{cv.get_n_splits()} stratified shuffled CV folds")
     print(f"{'tokens':<22}" + "".join(f"{name:>22}" for name in CLASSIFIERS) + f"{'features':>10}")
+    folds = {}
     for label, options in FEATURES.items():
         if options["tokenizer"] == "jieba" and importlib.util.find_spec("jieba") is None:
             print(f"{label:<22}(skipped: jieba is not installed; pip install \"nlpfeat[zh]\")")
             continue
         cells = []
-        for make in CLASSIFIERS.values():
+        for name, make in CLASSIFIERS.items():
             scores = cross_val_score(make_pipeline(TfidfVectorizer(**options), make()), docs, y,
                                      cv=cv, scoring="accuracy")
+            folds[f"{label}, {name}"] = scores
             cells.append(f"{scores.mean():.3f} ± {scores.std():.3f}")
         n_features = len(TfidfVectorizer(**options).fit(docs).vocabulary_)
         print(f"{label:<22}" + "".join(f"{c:>22}" for c in cells) + f"{n_features:>10}")
     print("The toy sentences of each topic share their own vocabulary, so every pipeline is "
           "near perfect here: characters alone suffice, and no segmenter is needed. This is a "
           "demo of the API on a small written corpus, not a benchmark.")
+    return folds
+
+
+def save_figure(folds, y, out):
+    """Every CV fold's accuracy per pipeline, against the majority class."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    import matplotlib.pyplot as plt
+
+    from nlpfeat import viz
+
+    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(folds) + 1.2), layout="constrained")
+    rng = np.random.RandomState(0)
+    for row, scores in enumerate(folds.values()):
+        ax.plot(scores, row + rng.uniform(-0.15, 0.15, scores.size), "o", ms=5, alpha=0.6)
+        ax.errorbar(scores.mean(), row, xerr=scores.std(), fmt="k|", ms=16, capsize=4)
+    ax.set_yticks(range(len(folds)), labels=list(folds))
+    ax.invert_yaxis()
+    ax.axvline(np.bincount(y).max() / len(y), color="k", ls=":", lw=1, label="majority class")
+    ax.set_xlim(0, 1.02)
+    ax.set_xlabel("accuracy per CV fold (bars: mean ± std)")
+    fig.suptitle(f"Chinese toy corpus ({len(y)} sentences, 7 topics): TF-IDF pipelines")
+    ax.legend(loc="lower left", fontsize="small")
+    path = viz.save_figure(fig, out, "chinese_text_cv.png", dpi=100, bbox_inches="tight")
+    print(f"\nsaved {path}")
 
 
 def top_collocations(docs, n=12):
@@ -106,15 +137,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="3-fold CV, one repeat (for CI)")
     parser.add_argument("--out", default="nlpfeat-examples",
-                        help="output folder (unused: this example prints tables only)")
+                        help="folder for the figure (default: ./nlpfeat-examples)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
     data = load_toy_corpus("zh")
     docs, y = list(data.data), np.asarray(data.target)
-    accuracy_table(docs, y, args.quick, args.seed)
+    folds = accuracy_table(docs, y, args.quick, args.seed)
     top_collocations(docs)
     pmi_neighbours(docs, args.seed)
+    save_figure(folds, y, args.out)
 
 
 if __name__ == "__main__":

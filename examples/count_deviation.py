@@ -15,7 +15,9 @@ frequent word gets a negative value. Two tasks of ``nlpfeat compare``:
   on the 300 background articles plus the 50 rated ones (as ``examples/lee_similarity.py``);
   the difference in r comes with a 200-resample bootstrap over the rated pairs.
 
-The verdict is printed as measured, whichever way it goes.
+The verdict is printed as measured, whichever way it goes. With matplotlib installed, every
+representation's difference from TF-IDF (with two standard errors) on both tasks is saved
+as ``count_deviation_gains.png`` in ``--out``.
 
 Usage::
 
@@ -23,6 +25,7 @@ Usage::
     python examples/count_deviation.py --quick   # fewer repeats
 """
 import argparse
+import importlib.util
 
 import numpy as np
 import scipy.sparse as sp
@@ -112,6 +115,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="one CV repeat instead of three")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="nlpfeat-examples",
+                   help="folder for the figure (default: ./nlpfeat-examples)")
     args = p.parse_args(argv)
     pol = polarity(1 if args.quick else 3, args.seed)
     lee_gains = lee(args.seed)
@@ -123,6 +128,32 @@ def main(argv=None):
         word = ("adds" if gain > 2 * se else "hurts" if gain < -2 * se
                 else "no significant difference")
         print(f"  {task}: {name!r} {gain:+.3f} (se {se:.3f}): {word}")
+    save_figure({"polarity: accuracy": pol, "lee: Pearson r": lee_gains}, args.out)
+
+
+def save_figure(tasks, out):
+    """Each representation minus TF-IDF, with two standard errors, one panel per task."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    import matplotlib.pyplot as plt
+
+    from nlpfeat import viz
+
+    fig, axes = plt.subplots(1, len(tasks), figsize=(11, 3.6), layout="constrained")
+    for ax, (task, gains) in zip(axes, tasks.items()):
+        names = [name for name in gains if name != "TF-IDF"]
+        gain, se = (np.array([gains[name][i] for name in names]) for i in (0, 1))
+        ax.barh(range(len(names)), gain, xerr=2 * se, capsize=3,
+                color=["C1" if "+" in name else "C0" for name in names])
+        ax.set_yticks(range(len(names)), labels=names, fontsize="small")
+        ax.invert_yaxis()
+        ax.axvline(0, color="k", lw=1)
+        ax.set(title=task, xlabel="difference from TF-IDF (bars: 2 standard errors)")
+    fig.suptitle("Count deviations alone (blue) and beside TF-IDF (orange), minus TF-IDF")
+    path = viz.save_figure(fig, out, "count_deviation_gains.png", dpi=100)
+    print(f"\nsaved {path}")
+
 
 if __name__ == "__main__":
     with threadpool_limits(1):      # small matrices: BLAS threads only contend

@@ -18,7 +18,9 @@ sentences):
 
 The parses are hand-made and correct by construction, so the dependency features recover
 every annotated pair: the figures measure what a window misses and how much it adds, not a
-parser's accuracy (a real parser's errors would lower the dependency column).
+parser's accuracy (a real parser's errors would lower the dependency column). With
+matplotlib installed, the share recovered against the number of word pairs produced (the
+cost in features) is saved as ``dependency_features.png`` in ``--out``.
 
 Usage::
 
@@ -26,6 +28,7 @@ Usage::
     python examples/dependency_features.py --quick  # the same (the sample is small)
 """
 import argparse
+import importlib.util
 import unicodedata
 
 from threadpoolctl import threadpool_limits
@@ -82,7 +85,9 @@ def box_table(block, noun):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="same run (kept for the CI smoke test)")
-    p.parse_args(argv)
+    p.add_argument("--out", default="nlpfeat-examples",
+                   help="folder for the figure (default: ./nlpfeat-examples)")
+    args = p.parse_args(argv)
     sample = load_dependency_sample()
     print(f"{len(sample.data)} hand-parsed sentences "
           f"({(sample.language == 'en').sum()} English, {(sample.language == 'zh').sum()} "
@@ -98,17 +103,48 @@ def main(argv=None):
     basic = dependency_pairs(sample.data, False)
     all_basic = DependencyBagOfWords().fit(sample.data).vocabulary_
     all_enh = DependencyBagOfWords(propagate_conj=True).fit(sample.data).vocabulary_
+    recovered = {}                   # features -> (share recovered, word pairs in all)
     for name, found, total in [("dependency (basic UD)", basic, len(all_basic)),
                                ("dependency (+ conjuncts)", gold, len(all_enh))]:
         hit = len(gold & found)
+        recovered[name] = (hit / len(gold), total)
         print(f"  {name:<28} {hit:>6}/{len(gold):<3} {hit / len(gold):>6.2f} {total:>18}")
     for window in (1, 2, 3, 5, 8):
         pairs = window_pairs(sample.data, window)
         hit = sum((n, m) in pairs for n, m in gold)
+        recovered[f"window {window}"] = (hit / len(gold), len(pairs) // 2)
         print(f"  {f'window {window}':<28} {hit:>6}/{len(gold):<3} {hit / len(gold):>6.2f} "
               f"{len(pairs) // 2:>18}")
     missed = sorted((n, m) for n, m in gold if (n, m) not in window_pairs(sample.data, 2))
     print("Pairs a window of 2 misses:", ", ".join(f"{m}->{n}" for n, m in missed))
+    save_figure(recovered, len(gold), args.out)
+
+
+def save_figure(recovered, n_gold, out):
+    """Share of the annotated pairs recovered against the word pairs produced in all."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    import matplotlib.pyplot as plt
+
+    from nlpfeat import viz
+
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    windows = {k: v for k, v in recovered.items() if k.startswith("window")}
+    share, total = zip(*windows.values())
+    ax.plot(total, share, "o-", color="C0", label="window of k words")
+    for name, (y, x) in windows.items():
+        ax.annotate(name.split()[1], (x, y), textcoords="offset points", xytext=(4, -12),
+                    fontsize="small")
+    for i, name in enumerate(k for k in recovered if k not in windows):
+        y, x = recovered[name]
+        ax.plot(x, y, "s", ms=8, color=f"C{i + 1}", label=name)
+    ax.set(xlabel="distinct word pairs produced (features)",
+           ylabel=f"share of the {n_gold} modifier-noun pairs recovered", ylim=(0, 1.05),
+           title="Hand-parsed sample: windows against dependency relations")
+    ax.legend(loc="lower right", fontsize="small")
+    path = viz.save_figure(fig, out, "dependency_features.png", dpi=100)
+    print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":

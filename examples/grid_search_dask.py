@@ -6,7 +6,9 @@ score becomes a task of the Dask cluster that the active ``distributed.Client`` 
 at, so a grid search spreads over the workers of one machine or of many without a
 change to the search itself. Nothing else differs: the table of cross-validated scores
 (``cv_results_``) equals the one of the same search run in this process, which this
-script checks.
+script checks. With matplotlib installed, the cross-validated error against the bandwidth,
+per kernel, of both searches (the in-process one drawn over the Dask one) is saved as
+``grid_search_dask.png`` in ``--out``.
 
 Data: scikit-learn's diabetes set (442 patients, 10 standardised features; it ships with
 scikit-learn, nothing is downloaded). Needs the ``dask`` extra
@@ -17,6 +19,7 @@ processes), or ``--scheduler tcp://host:8786`` to use a running cluster whose wo
 have nlpfeat installed.
 """
 import argparse
+import importlib.util
 import time
 import warnings
 
@@ -84,6 +87,8 @@ def main(argv=None):
                         "cluster)")
     parser.add_argument("--n-workers", type=int, default=2,
                         help="worker processes of the local cluster")
+    parser.add_argument("--out", default="nlpfeat-examples",
+                        help="folder for the figure (default: ./nlpfeat-examples)")
     args = parser.parse_args(argv)
     import joblib
     from distributed import Client, LocalCluster
@@ -120,6 +125,41 @@ def main(argv=None):
     print(f"\ncv_results_ equal the in-process search: {'yes' if agree else 'NO'}")
     if not agree:
         raise SystemExit(1)
+    save_figure(on_dask, in_process, args.out)
+
+
+def save_figure(on_dask, in_process, out):
+    """CV error against the bandwidth per kernel: the Dask search, the in-process one over it."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from nlpfeat import viz
+
+    key = "param_nadarayawatsonregressor__"
+    fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
+    for i, kernel in enumerate(dict.fromkeys(on_dask.cv_results_[key + "kernel"])):
+        for search, style, label in [(on_dask, dict(fmt="o-", capsize=3), "Dask"),
+                                     (in_process, dict(fmt="x", ms=9), "in process")]:
+            res = search.cv_results_
+            at = np.flatnonzero(np.asarray(res[key + "kernel"]) == kernel)
+            ax.errorbar(np.asarray(res[key + "bandwidth"], dtype=float)[at],
+                        -res["mean_test_score"][at],
+                        yerr=res["std_test_score"][at] if label == "Dask" else None,
+                        color=f"C{i}", label=f"{kernel}, {label}", **style)
+    best = on_dask.best_params_
+    ax.axvline(best["nadarayawatsonregressor__bandwidth"], color="k", ls=":", lw=1,
+               label=f"best: {best['nadarayawatsonregressor__kernel']}")
+    ax.set_xscale("log")
+    for axis in (ax.xaxis.set_major_formatter, ax.xaxis.set_minor_formatter):
+        axis(matplotlib.ticker.StrMethodFormatter("{x:g}"))
+    ax.set(xlabel="bandwidth (standardised features)", ylabel="CV mean squared error",
+           title="Diabetes: NW grid search on Dask (bars: std over folds)")
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    path = viz.save_figure(fig, out, "grid_search_dask.png", dpi=100)
+    print(f"\nsaved {path}")
 
 
 def stop_workers(cluster, timeout=60):

@@ -15,10 +15,13 @@ each with a context window of 2 and of 5 tokens, on
 * Chinese: nlpfeat's toy corpus, one token per character (好/坏, 冷/热, ...).
 
 The table lets the reader see where the claim holds: a small rank (an antonym among the
-10 nearest words out of thousands) supports it; a large one does not. Run
-``python examples/pmi_substitutability.py`` (under a minute) or ``--quick``.
+10 nearest words out of thousands) supports it; a large one does not. With matplotlib
+installed, the ranks are drawn per representation and language, on a log scale, in
+``pmi_substitutability.png`` in ``--out``. Run ``python examples/pmi_substitutability.py``
+(under a minute) or ``--quick``.
 """
 import argparse
+import importlib.util
 
 import numpy as np
 from sklearn.preprocessing import normalize
@@ -105,20 +108,61 @@ def study(name, docs, pairs, *, min_count, frequent, windows, n_components):
     return columns
 
 
-def main(quick=False):
-    windows = (2,) if quick else (2, 5)
+def save_figure(studies, out):
+    """The antonyms' ranks, one column of points per representation, one panel per corpus."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from nlpfeat import viz
+
+    fig, axes = plt.subplots(1, len(studies), figsize=(4.5 * len(studies), 3.8), sharey=True,
+                             layout="constrained")
+    rng = np.random.RandomState(0)
+    lowest = 3 * max(max(ranks) for columns in studies.values() for ranks in columns.values())
+    for ax, (name, columns) in zip(axes, studies.items()):
+        for x, ranks in enumerate(columns.values()):
+            ranks = np.asarray(ranks)
+            ax.plot(x + rng.uniform(-0.12, 0.12, ranks.size), ranks, "o", ms=4, alpha=0.6)
+            ax.text(x, lowest / 1.5, f"{np.sum(ranks <= 10)}/{ranks.size} within 10",
+                    ha="center", va="bottom", fontsize="small")
+        ax.axhline(10.5, color="k", ls=":", lw=1)
+        ax.text(len(columns) - 0.55, 10.5, "the 10 nearest words", ha="right", va="bottom",
+                fontsize="small")
+        ax.set_xticks(range(len(columns)), labels=list(columns))
+        ax.set_xlim(-0.5, len(columns) - 0.5)
+        ax.set_title(name)
+    axes[0].set_yscale("log")
+    axes[0].set_ylim(lowest, 0.7)               # rank 1 (the nearest word) on top
+    axes[0].yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:g}"))
+    axes[0].set_ylabel("antonym's rank (1 = the nearest word)")
+    fig.suptitle("PMI similarity: how near is a word's antonym among all words?")
+    path = viz.save_figure(fig, out, "pmi_substitutability.png", dpi=100)
+    print(f"\nsaved {path}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="window 2 only")
+    parser.add_argument("--out", default="nlpfeat-examples",
+                        help="folder for the figure (default: ./nlpfeat-examples)")
+    args = parser.parse_args(argv)
+    windows = (2,) if args.quick else (2, 5)
     docs, pairs = english_corpus()
-    study("English (Wikipedia sample + Lee background, stemmed)", docs, pairs, min_count=5,
-          frequent=30, windows=windows, n_components=100)
+    studies = {"English (stemmed)": study(
+        "English (Wikipedia sample + Lee background, stemmed)", docs, pairs, min_count=5,
+        frequent=30, windows=windows, n_components=100)}
     docs, pairs = chinese_corpus()
-    study("Chinese toy corpus (characters)", docs, pairs, min_count=2, frequent=10,
-          windows=windows, n_components=20)
+    studies["Chinese toy corpus (characters)"] = study(
+        "Chinese toy corpus (characters)", docs, pairs, min_count=2, frequent=10,
+        windows=windows, n_components=20)
     print("\nReading: rank 1 means the antonym is the single most similar word. Small ranks "
           "support 'PMI measures substitutability': the opposite word shares the contexts.")
+    save_figure(studies, args.out)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="window 2 only")
     with threadpool_limits(1):      # small matrices: BLAS threads only contend
-        main(**vars(parser.parse_args()))
+        main()

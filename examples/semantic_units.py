@@ -19,12 +19,16 @@ here:
 3. **lee** (1225 rated pairs): Pearson r between the cosine similarities of the 50
    articles (bag of words or unit counts, English stop words removed) and the human ratings.
 
+With matplotlib installed, the gain of unit counts over the bag of words against the
+number of units (both tasks) is saved as ``semantic_units_gain.png`` in ``--out``.
+
 Usage::
 
     python examples/semantic_units.py           # about 30 s
     python examples/semantic_units.py --quick   # fewer units settings and CV repeats
 """
 import argparse
+import importlib.util
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfTransformer
@@ -142,6 +146,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="one CV repeat, two unit settings")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="nlpfeat-examples",
+                   help="folder for the figure (default: ./nlpfeat-examples)")
     args = p.parse_args(argv)
     unit_counts = (100, 800) if args.quick else (100, 300, 800)
     antonyms_on_toy(60, args.seed)
@@ -156,6 +162,34 @@ def main(argv=None):
         print(f"  polarity, {n} units: {gain:+.3f} (se {se:.3f}): {word}")
     for n, gain in lee_gain.items():
         print(f"  lee, {n} units: r {gain:+.3f} against bag of words")
+    save_figure(pol, lee_gain, args.out)
+
+
+def save_figure(pol, lee_gain, out):
+    """Gain over the bag of words against the number of units, on both tasks."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    import matplotlib.pyplot as plt
+
+    from nlpfeat import viz
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4), layout="constrained")
+    n = list(pol)
+    gain, se = (np.array([pol[k][i] for k in n]) for i in (0, 1))
+    a.errorbar(n, gain, yerr=2 * se, fmt="o-", capsize=4)
+    a.set(title="polarity: accuracy minus bag of words\n(bars: 2 standard errors)",
+          xlabel="units", ylabel="accuracy difference")
+    b.plot(list(lee_gain), list(lee_gain.values()), "o-")
+    b.set(title="lee: Pearson r minus bag of words", xlabel="units", ylabel="r difference")
+    for ax in (a, b):
+        ax.axhline(0, color="k", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_xticks(n, labels=[str(k) for k in n])
+        ax.minorticks_off()
+    fig.suptitle("Semantic units (k-means on PPMI-SVD vectors) instead of words")
+    path = viz.save_figure(fig, out, "semantic_units_gain.png", dpi=100)
+    print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":

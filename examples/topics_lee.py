@@ -4,7 +4,9 @@
 windows) of the topics on held-out documents, so a plain ``GridSearchCV`` over ``n_components``
 picks the model whose topics hang together best on text it has not seen. The chosen model's
 topics are then printed with three coherence measures (all higher-is-better: ``c_npmi`` in
-[-1, 1], ``u_mass`` <= 0, ``c_v`` about [0, 1]).
+[-1, 1], ``u_mass`` <= 0, ``c_v`` about [0, 1]). With matplotlib installed, the chosen
+model's topics (top words, their weights and each topic's coherence) are saved as
+``topics_lee.png`` in ``--out``.
 
 Usage::
 
@@ -12,6 +14,7 @@ Usage::
     python examples/topics_lee.py --quick    # a few seconds
 """
 import argparse
+import importlib.util
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, KFold
@@ -37,6 +40,8 @@ def lee_tokens():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer candidates and passes")
+    parser.add_argument("--out", default="nlpfeat-examples",
+                        help="folder for the figure (default: ./nlpfeat-examples)")
     args = parser.parse_args(argv)
     grid, passes, folds = ([4, 8], 3, 2) if args.quick else ([5, 10, 20], 10, 3)
     texts, vocab = lee_tokens()
@@ -60,6 +65,27 @@ def main(argv=None):
     for k in order:
         scores = "  ".join(f"{measures[m][k]:6.3f}" for m in measures)
         print(f"  {scores}   {' '.join(topics[k])}")
+    save_figure(best, search, measures, args.out)
+
+
+def save_figure(best, search, measures, out):
+    """The chosen model's topics: top words with their weights, the printed coherences."""
+    if importlib.util.find_spec("matplotlib") is None:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+
+    from nlpfeat import viz
+
+    fig = viz.plot_topics(best, topn=8)
+    for k, ax in enumerate(fig.axes):
+        ax.set_title(f"topic {k}\n" + "\n".join(f"{m} {measures[m][k]:.3f}" for m in measures),
+                     fontsize="small")
+        ax.set_xlabel("word weight", fontsize="small")
+    k, score = search.best_params_["n_components"], search.best_score_
+    fig.suptitle(f"Lee background: the {k} topics chosen by held-out coherence "
+                 f"(mean c_npmi {score:.3f})")
+    path = viz.save_figure(fig, out, "topics_lee.png", dpi=100, bbox_inches="tight")
+    print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":

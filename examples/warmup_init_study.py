@@ -70,6 +70,8 @@ minutes per seed and backend, a 2-layer row about a third of that and batch 64 a
 times as long, so the 20 rows take about an hour per seed in numpy (``init-default`` is
 the same configuration as ``lr1e-3-warmup`` and runs once). ``--csv`` appends each
 finished run to a file and skips the runs already in it, so a long run can be resumed.
+With matplotlib installed, the training loss of every row run (smoothed, per backend) is
+saved as ``warmup_init_losses.png`` in ``--out``.
 """
 import argparse
 import csv
@@ -259,7 +261,7 @@ def torch_eval(net, batches, device):
 
 
 def run_row(cfg, args, backend):
-    """Train one row on one backend; returns (eval loss, first losses, seconds)."""
+    """Train one row on one backend; returns (eval loss, training losses, seconds)."""
     dtype = np.dtype(args.dtype)
     np_model = build_numpy(cfg, args.seed, dtype)
     lr_at = schedule(cfg, args.steps)
@@ -268,7 +270,7 @@ def run_row(cfg, args, backend):
     eval_batches = lambda: (make_batch(np.random.default_rng(args.seed + 2 + i), cfg["batch"],  # noqa
                                        cfg["seq"], cfg["half"], dtype)
                             for i in range(args.eval_batches))
-    start, first = time.perf_counter(), []
+    start, losses = time.perf_counter(), []
     if backend == "numpy":
         opt = Adam(np_model.params, lr=cfg["lr"], eps=args.adam_eps)
         step = lambda x, t, lr: numpy_step(np_model, opt, x, t, lr)  # noqa: E731
@@ -283,11 +285,10 @@ def run_row(cfg, args, backend):
         evaluate = lambda: torch_eval(net, eval_batches, args.device)  # noqa: E731
     for i in range(args.steps):
         loss = step(*train_batch(), lr_at(i))
-        if i < 3:
-            first.append(loss)
+        losses.append(loss)
         if not np.isfinite(loss):
             break
-    return evaluate(), first, time.perf_counter() - start
+    return evaluate(), losses, time.perf_counter() - start
 
 
 def parity_probe(cfg, args, n_steps=3):
@@ -342,6 +343,9 @@ def parse_args(argv=None):
                    help="append one line per (row, backend, seed) to this CSV file as each run "
                         "ends, so a long run keeps what it finished; runs already in the "
                         "file (same row, backend, seed, dtype, steps, model) are skipped")
+    p.add_argument("--out", default="nlpfeat-examples",
+                   help="folder for the figure of the training losses (default: "
+                        "./nlpfeat-examples)")
     p.add_argument("--report", metavar="CSV", default=None,
                    help="print the table of a CSV of finished runs (numpy mean and range "
                         "over seeds, PyTorch, verdict per row) as Markdown, and exit")
@@ -538,7 +542,7 @@ def main(argv=None):
                                   "first_loss": f"{first[0]:.6f}" if first else "",
                                   "seconds": f"{secs:.0f}", "note": note})
 
-    runner, results = _Runner(plan, args, write), {}
+    runner, results, curves = _Runner(plan, args, write), {}, {}
     try:
         for name, published, cfg, runs in rows:
             line = f"{name:22s} {published:>10s}"
@@ -547,6 +551,7 @@ def main(argv=None):
                     line += f" {'(in csv)':>8s} {'':>6s}"
                     continue
                 value, first, secs = runner.get(key)
+                curves.setdefault(name, {})[record["backend"]] = first
                 twin = plan[key][2]["row"]
                 if twin != name:              # e.g. init-default is lr1e-3-warmup
                     note = f"same configuration as {twin}"
@@ -567,7 +572,40 @@ def main(argv=None):
           (f" (REDUCED run, {', '.join(reduced)}: indicative only, not comparable to the "
            f"published figures):" if reduced else ":"))
     print("\n".join(verdict(results)))
+    save_figure(curves, args)
     return results
+
+
+def save_figure(curves, args, smooth=20):
+    """The training loss of every row run, per backend, smoothed over ``smooth`` steps."""
+    if not curves:
+        return
+    try:
+        import matplotlib
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print('\n(figure skipped: matplotlib is not installed; pip install "nlpfeat[viz]")')
+        return
+    from nlpfeat import viz
+
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    for i, (name, by_backend) in enumerate(curves.items()):
+        for backend, losses in by_backend.items():
+            losses = np.asarray(losses, dtype=float)
+            k = min(smooth, losses.size)
+            mean = np.convolve(losses, np.ones(k) / k, mode="valid")
+            ax.plot(np.arange(k, losses.size + 1), mean, color=f"C{i % 10}",
+                    ls="-" if backend == "numpy" else "--", label=f"{name} ({backend})")
+    ax.axhline(3.5, color="k", ls=":", lw=1, label="collapse: predicting the mean")
+    ax.set_yscale("log")
+    for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+        axis(matplotlib.ticker.StrMethodFormatter("{x:g}"))
+    ax.set(xlabel="training step", ylabel=f"training loss (mean of {smooth} steps)",
+           title=f"Post-norm encoder, seed {args.seed}: training loss per row"
+                 + (" (reduced run)" if args.overrides or args.steps != 1000 else ""))
+    ax.legend(fontsize="small")
+    path = viz.save_figure(fig, args.out, "warmup_init_losses.png", dpi=100)
+    print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":

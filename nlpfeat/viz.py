@@ -4,6 +4,7 @@ Every function takes an optional matplotlib ``ax`` (or builds its own figure), r
 matplotlib objects it drew on, and holds no numerics: the numbers come from the fitted
 estimators. matplotlib is an optional dependency (``pip install "nlpfeat[viz]"``).
 """
+import os
 import re
 import warnings
 
@@ -12,7 +13,7 @@ import numpy as np
 from nlpfeat._deprecation import DEPRECATED, renamed_value
 from nlpfeat._validation import check_is_fitted, import_optional
 
-__all__ = ["plot_attention", "plot_bandwidth_curve", "plot_nw_fit", "plot_topics"]
+__all__ = ["plot_attention", "plot_bandwidth_curve", "plot_nw_fit", "plot_topics", "save_figure"]
 
 
 def _pyplot(caller):
@@ -334,3 +335,45 @@ def plot_topics(topic_model, topn=10, ax=None, *, n_words=DEPRECATED):
             title += f"\ncoherence {coherence[k]:.3f}"
         axes[k].set_title(title, fontsize="small")
     return fig
+
+
+def save_figure(fig, folder, name, **savefig_kwargs):
+    """Write ``fig`` as the file ``name`` in ``folder`` (made if missing) and close it.
+
+    Scripts that save their figures instead of showing them (the examples, the gallery
+    build that collects the files they write) do it this one way, so that no figure stays
+    open and every file lands in the folder the user chose.
+
+    Parameters
+    ----------
+    fig : matplotlib Figure
+    folder : str or path-like
+        Created with its parents if missing.
+    name : str
+        File name; its suffix picks the format (``.png``, ``.svg``, ``.pdf``, ...).
+    **savefig_kwargs
+        Passed to ``Figure.savefig`` (``dpi``, ``bbox_inches``, ...).
+
+    Returns
+    -------
+    path : str
+        ``os.path.join(folder, name)``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import matplotlib.pyplot as plt
+    >>> from nlpfeat.viz import save_figure
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0, 1], [1, 0])
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = save_figure(fig, os.path.join(tmp, "figs"), "line.png", dpi=50)
+    ...     print(os.path.basename(path), os.path.getsize(path) > 0, plt.fignum_exists(fig.number))
+    line.png True False
+    """
+    plt = _pyplot("save_figure")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(os.fspath(folder), name)
+    fig.savefig(path, **savefig_kwargs)
+    plt.close(fig)
+    return path

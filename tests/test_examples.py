@@ -97,6 +97,15 @@ FIGURES = {
     "fat_cat_attention.py": ["fat_cat_model_heads.png", "fat_cat_article_heads.png"],
     "heads_study.py": ["heads_study.png"],
     "binned_million.py": ["binned_error_time.png"],
+    "chinese_text.py": ["chinese_text_cv.png"],
+    "count_deviation.py": ["count_deviation_gains.png"],
+    "dependency_features.py": ["dependency_features.png"],
+    "grid_search_dask.py": ["grid_search_dask.png"],
+    "lee_similarity.py": ["lee_similarity_scatter.png"],
+    "pmi_substitutability.py": ["pmi_substitutability.png"],
+    "semantic_units.py": ["semantic_units_gain.png"],
+    "topics_lee.py": ["topics_lee.png"],
+    "warmup_init_study.py": ["warmup_init_losses.png"],
 }
 
 
@@ -104,7 +113,14 @@ def _options(source):
     return set(re.findall(r"add_argument\(\s*\"(--[a-z-]+)\"", source))
 
 
-@pytest.mark.parametrize("script", SCRIPTS)
+#: The examples whose quick form costs over 10 CPU-s on a fresh clone (a study's grid, a
+#: Dask cluster, a corpus's embeddings): run by ``.ci/run`` after the README's command.
+LONG = {"heads_study.py", "grid_search_dask.py", "count_deviation.py", "lee_similarity.py",
+        "warmup_init_study.py", "chinese_text.py", "binned_million.py"}
+
+
+@pytest.mark.parametrize("script", [
+    pytest.param(name, marks=pytest.mark.slow) if name in LONG else name for name in SCRIPTS])
 def test_example_runs(script, tmp_path):
     path = EXAMPLES / script
     options = _options(path.read_text(encoding="utf-8"))
@@ -138,6 +154,13 @@ def test_every_example_has_a_docstring_and_quick_mode():
         source = (EXAMPLES / script).read_text(encoding="utf-8")
         assert source.lstrip().startswith('"""'), f"{script} has no module docstring"
         assert "--quick" in _options(source), f"{script} takes no --quick"
+
+
+def test_every_example_draws_a_figure():
+    """Each gallery card has a thumbnail: every script writes a figure into --out."""
+    assert sorted(FIGURES) == SCRIPTS
+    for script in SCRIPTS:
+        assert "--out" in _options((EXAMPLES / script).read_text(encoding="utf-8")), script
 
 
 def test_grid_search_kernels_legend_leaves_the_data_visible():

@@ -13,7 +13,8 @@ from nlpfeat.attention import MultiHeadAttention  # noqa: E402
 from nlpfeat.datasets import load_toy_corpus, make_nw_regression  # noqa: E402
 from nlpfeat.kernels import NadarayaWatsonClassifier, NadarayaWatsonRegressor  # noqa: E402
 from nlpfeat.text import TopicModel  # noqa: E402
-from nlpfeat.viz import plot_attention, plot_bandwidth_curve, plot_nw_fit, plot_topics  # noqa: E402
+from nlpfeat.viz import (plot_attention, plot_bandwidth_curve, plot_nw_fit, plot_topics,  # noqa: E402
+                         save_figure)
 
 PLOTS = {"plot_attention": plot_attention, "plot_nw_fit": plot_nw_fit,
          "plot_bandwidth_curve": plot_bandwidth_curve, "plot_topics": plot_topics}
@@ -166,3 +167,12 @@ def test_cjk_labels_use_an_installed_cjk_font_or_warn_once(monkeypatch, tmp_path
     assert {t.get_fontfamily()[0] for t in fig.axes[0].get_xticklabels()} == {"Some CJK Font"}
     fig = plot_attention(np.eye(2), ["a", "b"], ["a", "b"])   # Latin labels: untouched
     assert "Some CJK Font" not in {t.get_fontfamily()[0] for t in fig.axes[0].get_xticklabels()}
+
+
+def test_save_figure_makes_the_folder_writes_the_file_and_closes_the_figure(tmp_path):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    path = save_figure(fig, tmp_path / "a" / "b", "line.svg")
+    assert path == str(tmp_path / "a" / "b" / "line.svg")
+    assert open(path, encoding="utf-8").read().lstrip().startswith("<?xml")   # format from the suffix
+    assert not plt.fignum_exists(fig.number)

@@ -303,6 +303,7 @@ def test_topics_remove_stop_words_by_default(corpus):
     assert "stop words were kept" in out
 
 
+@pytest.mark.slow
 def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     import signal
     import time

@@ -73,6 +73,7 @@ def test_local_dask_and_corpus_read_the_same_rows(tmp_path, folder, dask_client)
     _assert_same_output(_load(tmp_path / "dask.npz"), local)
 
 
+@pytest.mark.slow
 def test_a_single_file_on_a_local_cluster_keeps_its_rows(tmp_path, folder):
     """The issue's case: ``--dask-workers 1`` wrote 3 rows for a file of 2 lines."""
     path = folder / "a_lone_cr.txt"

@@ -57,6 +57,7 @@ def test_a_terminal_shows_the_bars_of_both_passes(small_corpus, tmp_path):
     assert BAR not in out
 
 
+@pytest.mark.slow
 def test_no_progress_shows_none_on_a_terminal(small_corpus, tmp_path):
     code, out, err = _run_on_a_terminal("features", small_corpus, "--no-progress",
                                         "-o", tmp_path / "X.npz")

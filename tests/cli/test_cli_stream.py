@@ -109,6 +109,7 @@ def test_features_on_a_running_scheduler_equal_the_single_machine_output(
     assert dask_names == names and dask_ids == ids
 
 
+@pytest.mark.slow    # a local cluster of its own (14 CPU-s); test_cli_lines keeps one
 def test_features_on_a_local_cluster_skip_blank_lines_and_keep_line_numbers(
         tmp_path, corpus_file, lines):
     _, _, err = run("features", corpus_file, "--kind", "tfidf", "--skip-blank", "--blocksize",

@@ -409,13 +409,18 @@ class TextMixin:
     #: Private switch: False sends every document through the Python analyzer (tests).
     _compiled_text = True
 
-    def _text_pass_options(self, *, lower_tokens=False):
+    def _text_pass_options(self, *, lower_tokens=False, ngrams=False):
         """The :class:`TextPass` options when the compiled pass gives exactly the Python
-        analyzer's unigram features, else None (the Python path): see
-        :func:`text_pass_options`; n-grams take the Python path."""
-        if not self._compiled_text or tuple(self.ngram_range) != (1, 1):
+        analyzer's features, else None (the Python path): see :func:`text_pass_options`;
+        word n-grams only for a caller that counts them (``ngrams``: the pass's
+        ``ngram_range``), else they take the Python path."""
+        if not self._compiled_text:
             return None
-        return text_pass_options(self, lower_tokens=lower_tokens)
+        ngram_range = check_ngram_range(self.ngram_range)
+        if ngram_range != (1, 1) and not ngrams:
+            return None
+        options = text_pass_options(self, lower_tokens=lower_tokens)
+        return None if options is None else options._replace(ngram_range=ngram_range)
 
     def _feature_fn(self):
         """Callable decoded doc -> list of features; a subclass may override (positions, ...)."""

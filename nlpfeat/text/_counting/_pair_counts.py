@@ -24,10 +24,9 @@ from nlpfeat._chunking import PAIR_COUNTING_WORKING_MEMORY, chunk_n_rows
 from nlpfeat.text._base._documents import token_list
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._pair_tables import (
+    document_pairs,
     join_keys,
-    layout_documents,
     merge_tables,
-    pair_table,
     pairs_to_matrix,
     reduce_pairs,
     select_terms,
@@ -177,8 +176,7 @@ class PairCounts:
         :class:`~nlpfeat.text._counting.Counts` protocol; the token lists are checked
         already, so nothing here names a document."""
         ids, lengths = self.count_terms(token_lists)
-        padded, reach = layout_documents(ids, lengths, self.window)
-        self._push(pair_table(padded, self.window, weighting=self.weighting, reach=reach))
+        self._push(document_pairs(ids, lengths, self.window, weighting=self.weighting))
         if self.prune_at is not None and self.learn:
             self._prune()
         return self

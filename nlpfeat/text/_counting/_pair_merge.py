@@ -9,17 +9,18 @@ passes, as GloVe's ``cooccur`` does:
    :class:`~nlpfeat.text._counting._token_table.TokenTable`, its dict built once at the end);
 2. the pairs of the kept terms only (``min_count`` is known now; a dropped word keeps its
    position, so distances in the text are unchanged): each chunk's pairs are keyed by
-   (smaller id, larger id), the upper triangle of the symmetric counts, reduced to a
-   sorted table (a sort of one chunk: constant work per token), and the table is cut at
-   fixed key boundaries into buckets, appended to one file per bucket. The boundaries are
-   quantiles of the first chunk's keys, as many as it takes for a bucket to fit the
-   budget. Each bucket is then sorted and reduced on its own, in key order, and its
-   rows appended to the CSR arrays of the result (integer counts after any sort, weights
-   after a stable one, so that they are summed in chunk order).
+   (smaller id, larger id), the upper triangle of the symmetric counts, made by one
+   compiled pass (:func:`~nlpfeat.text._counting._pair_tables.document_pairs`) and
+   reduced to a sorted table (a sort of one chunk: constant work per token), and the
+   table is cut at fixed key boundaries into buckets, appended to one file per bucket.
+   The boundaries are quantiles of the first chunk's keys, as many as it takes for a
+   bucket to fit the budget. Each bucket, one sorted run per chunk, is then merged and
+   reduced on its own (compiled pairwise merges of the runs, equal keys summed), in key
+   order, and its rows appended to the CSR arrays of the result.
 
-Every pair is sorted twice (in its chunk, in its bucket), each sort of a budget-sized
-array, so the work grows linearly with the corpus: no merge of ever larger tables. Memory
-holds one chunk or one bucket plus the result (:class:`UpperCounts`: 4 bytes of column
+Every pair is sorted once (in its chunk) and merged ``log2(chunks)`` times in its
+bucket, each pass linear and over a budget-sized array, so the work grows as
+``n log(n / chunk)``, not with ever larger tables. Memory holds one chunk or one bucket plus the result (:class:`UpperCounts`: 4 bytes of column
 index and 4 of count per entry of the upper triangle, 8 for harmonic weights or counts
 beyond ``2**31 - 1``); the temporary files take about 4 bytes per token plus 12 per
 distinct pair of each chunk. Counts are integer sums, so they equal the one-pass counts
@@ -36,8 +37,7 @@ from nlpfeat.text._counting._pair_tables import (
     INT32_MAX,
     MASK,
     SHIFT,
-    layout_documents,
-    pair_table,
+    document_pairs,
     select_terms,
 )
 from nlpfeat.text._counting._text_ids import TextChunk, TextIds
@@ -170,6 +170,7 @@ class _Buckets:
         self.limit = limit
         self.bounds = None
         self.total = 0                  # sum of the counts (picks the result's dtype)
+        self.runs = {}                  # bucket -> lengths of its sorted runs, in order
 
     def _path(self, b):
         return os.path.join(self.folder, f"bucket-{b}")
@@ -194,6 +195,7 @@ class _Buckets:
             if stop > start:
                 with open(self._path(b), "ab") as fh:
                     records[start:stop].tofile(fh)
+                self.runs.setdefault(b, []).append(stop - start)
 
     def assemble(self, n_terms, *, symmetric=False):
         """Reduce the buckets in key order into :class:`UpperCounts`, or, with
@@ -222,6 +224,8 @@ class _Buckets:
     def _reduce(self, n_terms):
         """Reduce each bucket in key order, appending its columns and sums to two files:
         (indptr, the files' paths, the sums' dtype, entries each row gets by mirroring)."""
+        from nlpfeat.text._counting._pair_kernels import merge_runs  # numba: on use
+
         floating = self.record["value"].kind == "f"
         out_dtype = (np.float64 if floating else
                      np.int32 if self.total <= INT32_MAX else np.int64)
@@ -237,17 +241,13 @@ class _Buckets:
                 records = np.fromfile(self._path(b), self.record)
                 os.remove(self._path(b))
                 keys = np.ascontiguousarray(records["key"])
-                values = np.ascontiguousarray(records["value"])
+                values = records["value"].astype(np.float64 if floating else np.int64)
                 del records
-                # weights are summed in chunk order (a stable sort); integer counts in any
-                # order, by the default sort (3.3 times faster: SIMD where the CPU has it)
-                order = np.argsort(keys, kind="stable" if floating else None)
-                keys, values = keys[order], values[order]
-                del order
-                starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
-                sums = np.add.reduceat(values.astype(np.float64 if floating else np.int64),
-                                       starts)
-                keys = keys[starts]
+                # the bucket is one sorted run per chunk: merged pairwise, equal keys
+                # summed, in linear passes (no sort)
+                bounds = np.concatenate([[0], np.cumsum(self.runs[b])])
+                keys, sums = merge_runs(keys, values, bounds)
+                del values
                 rows = keys >> SHIFT
                 first = int(rows[0])
                 counted = np.bincount(rows - first)
@@ -355,9 +355,8 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
         for ids, lengths in _stored_chunks(ids_path, lengths_path, window, limit):
             # learned ids are never -1; a fixed vocabulary's -1 (unknown) stays -1
             ids = new_id[ids] if new_id is not None else ids.astype(np.int64)
-            padded, reach = layout_documents(ids, lengths, window)
-            keys, values = pair_table(padded, window, weighting=weighting, reach=reach,
-                                      upper=True)
+            keys, values = document_pairs(ids, lengths, window, weighting=weighting,
+                                          upper=True)
             buckets.add(keys, values, len(keys) * n_tokens // max(len(ids), 1))
         os.remove(ids_path)
         os.remove(lengths_path)

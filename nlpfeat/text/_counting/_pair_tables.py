@@ -21,6 +21,7 @@ __all__ = [
     "INT32_MAX",
     "MASK",
     "SHIFT",
+    "document_pairs",
     "join_keys",
     "layout_documents",
     "merge_tables",
@@ -199,6 +200,70 @@ def pair_table(padded_ids, window, *, weighting="uniform", reach=None, upper=Fal
         wide = keys.astype(np.int64)
         keys = ((wide >> _NARROW_SHIFT) << SHIFT) | (wide & (_NARROW - 1))
     return keys, values
+
+
+def document_pairs(ids, lengths, window, *, weighting="uniform", upper=False):
+    """The pair table of documents given as flat ids and lengths, by compiled loops.
+
+    Equal to :func:`pair_table` of :func:`layout_documents` (integer counts bit for bit,
+    harmonic weights to rounding: summed in another order): each token is paired with
+    the next ``window`` tokens of its document in one compiled pass
+    (:func:`~nlpfeat.text._counting._pair_kernels.window_keys`), the keys are sorted by
+    numpy and counted in a second one (weights: summed by numpy).
+
+    Parameters
+    ----------
+    ids : ndarray of int, shape (n_tokens,)
+        Term ids below 2**31, -1 for a token that pairs with nothing (keeping its place).
+    lengths : ndarray of int, shape (n_documents,)
+        Consecutive documents' numbers of ids; no pair crosses a document boundary.
+    window : int
+    weighting : {"uniform", "harmonic"}, default="uniform"
+    upper : bool, default=False
+        Key each pair by (smaller id, larger id), as :func:`pair_table`.
+
+    Returns
+    -------
+    keys, values : ndarray
+        As :func:`pair_table` returns them (float64 weights also when there is no pair).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._counting._pair_tables import document_pairs, split_keys
+    >>> keys, counts = document_pairs(np.array([0, 1, 0, 1]), np.array([3, 1]), 2)
+    >>> [k.tolist() for k in split_keys(keys)], counts.tolist()
+    ([[0, 0, 1], [0, 1, 0]], [1, 1, 1])
+    """
+    from nlpfeat.text._counting._pair_kernels import window_keys  # numba: on use
+    from nlpfeat.text._counting._sorted_tables import _count_runs
+
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    harmonic = weighting == "harmonic"
+    # ids below 2**16 pack a pair into 32 bits, which sorts about twice as fast
+    narrow = len(ids) > 0 and ids.max() < _NARROW
+    shift = _NARROW_SHIFT if narrow else SHIFT
+    sample = np.empty(0, np.uint32 if narrow else np.int64)
+    keys, offsets = window_keys(ids, lengths, max(int(window), 0), bool(upper), shift,
+                                sample, harmonic)
+    if not harmonic:
+        keys.sort()
+        out_keys, counts = np.empty(len(keys), np.int64), np.empty(len(keys), np.int64)
+        m = _count_runs(keys, narrow, out_keys, counts)   # widened to word << 32 | context
+        return out_keys[:m], counts[:m]
+    order = np.argsort(keys)
+    keys = keys[order]
+    weights = 1.0 / offsets[order]
+    del order
+    if not len(keys):
+        return np.empty(0, np.int64), np.zeros(0)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    values = np.add.reduceat(weights, starts)
+    keys = keys[starts]
+    if narrow:        # back to the int64 layout word << 32 | context (order unchanged)
+        wide = keys.astype(np.int64)
+        keys = ((wide >> _NARROW_SHIFT) << SHIFT) | (wide & (_NARROW - 1))
+    return keys.astype(np.int64, copy=False), values
 
 
 def select_terms(freq, vocabulary, min_count):

@@ -2,7 +2,8 @@
 
 :func:`text_pass_chunks` is the compiled counterpart of
 :func:`~nlpfeat.text._counting._vocabulary.count_chunks` for the default word analyzer
-(default tokenizer and pattern, lowercasing and accent stripping, stop words, unigrams):
+(default tokenizer and pattern, lowercasing and accent stripping, stop words, word
+n-grams):
 it yields the same :class:`~nlpfeat.text._counting._vocabulary.CountChunk` s, in the ids of
 the same vocabulary, without a Python object per token.
 
@@ -12,7 +13,10 @@ chunk's distinct tokens are numbered in the pass's table, and the tokens new the
 a corpus has far fewer types than tokens) become ``str`` once, to be looked up in the
 vocabulary (new terms are added as :func:`count_chunks` adds them; stop words and terms
 outside a fixed vocabulary map to -1); finally each document's term ids are sorted and
-counted into CSR rows. With ``n_jobs`` threads, the first and last steps of many chunks
+counted into CSR rows. With ``ngram_range``, the middle step also maps the chunk's
+tokens to word ids (one per distinct lowered token; stop words dropped first, as the
+Python analyzer drops them) and numbers their n-grams in the pass's n-gram table
+(:mod:`._ngram_ids`), each new n-gram made ``str`` once, and the rows count n-grams. With ``n_jobs`` threads, the first and last steps of many chunks
 run at once (the compiled functions release the GIL); the middle one, which alone
 touches the shared table and vocabulary, runs in chunk order, so the output is the same
 for every ``n_jobs`` and chunk size.
@@ -30,6 +34,8 @@ from numba import njit
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat.text._counting._chunks import document_chunks
 from nlpfeat.text._counting._compiled_tokens import token_spans
+from nlpfeat.text._counting._ngram_ids import (first_positions, n_sizes, ngram_spans,
+                                                ngram_strings)
 from nlpfeat.text._counting._token_table import SEP, TokenTable
 from nlpfeat.text._counting._vocabulary import CountChunk, count_chunks, grown
 
@@ -49,7 +55,8 @@ class TextPass(NamedTuple):
     ``lowercase``); ``stop_words``: a set of tokens to drop, or None; ``ideographs``:
     every CJK ideograph a token (nlpfeat's pattern), else scikit-learn's pattern;
     ``lower_tokens``: lower each distinct token instead of non-ASCII documents
-    (``token_spans``'s option: with ``lowercase`` and no ``preprocess``).
+    (``token_spans``'s option: with ``lowercase`` and no ``preprocess``);
+    ``ngram_range``: the word n-grams counted (:mod:`._ngram_ids`), after stop words.
     """
 
     lowercase: bool = True
@@ -57,11 +64,18 @@ class TextPass(NamedTuple):
     stop_words: object = None
     ideographs: bool = True
     lower_tokens: bool = False
+    ngram_range: tuple = (1, 1)
 
 
-def chunk_chars(working_memory=None):
+#: Bytes more per character for each n-gram length counted (about one token per six
+#: characters: its spans, key id and CSR entry, 40 bytes).
+NGRAM_BYTES_PER_CHAR = 7
+
+
+def chunk_chars(working_memory=None, ngram_range=(1, 1)):
     """Characters per chunk of the compiled pass within ``working_memory`` MiB."""
-    return chunk_n_rows(BYTES_PER_CHAR, 1 << 62, working_memory)
+    extra = 0 if tuple(ngram_range) == (1, 1) else NGRAM_BYTES_PER_CHAR * n_sizes(ngram_range)
+    return chunk_n_rows(BYTES_PER_CHAR + extra, 1 << 62, working_memory)
 
 
 @njit(cache=True, nogil=True)
@@ -115,6 +129,7 @@ class _Pass:
         self.analyze, self.start = analyze, start
         self.table = TokenTable()
         self.term_of_token = np.empty(1024, np.int64)
+        self.ngrams = None if tuple(options.ngram_range) == (1, 1) else _Ngrams(options)
 
     def local(self, docs):
         """Tokens of one chunk numbered in a table of its own (runs on a thread)."""
@@ -134,30 +149,99 @@ class _Pass:
         n_before = self.table.n
         ids = self.table.add_table(local_table)
         if self.table.n > n_before:
-            new = self.table.strings(n_before, self.table.n)
-            if self.options.lower_tokens:           # tokens with non-ASCII letters raw
-                new = SEP.join(new).lower().split(SEP)
-            stop_words = self.options.stop_words
-            vocabulary = self.vocabulary
-            terms = _fresh_terms(vocabulary, new) if self.learn and not stop_words else None
-            if terms is not None:
-                pass
-            elif self.learn:
-                lookup = vocabulary.__getitem__
-                terms = [-1 if stop_words and token in stop_words else lookup(token)
-                         for token in new]
-            else:
-                get = vocabulary.get
-                terms = [-1 if stop_words and token in stop_words else get(token, -1)
-                         for token in new]
+            new = self._new_tokens(n_before)
+            terms = self._terms(new, self.options.stop_words)
             self.term_of_token = grown(self.term_of_token, self.table.n, keep=n_before)
             self.term_of_token[n_before:self.table.n] = terms
         return self.term_of_token[ids]
+
+    def _new_tokens(self, n_before):
+        """The tokens numbered in the pass's table from ``n_before`` on, lowered."""
+        new = self.table.strings(n_before, self.table.n)
+        if self.options.lower_tokens:               # tokens with non-ASCII letters raw
+            new = SEP.join(new).lower().split(SEP)
+        return new
+
+    def _terms(self, new, stop_words):
+        """The term ids of the features ``new`` (str, first seen in this chunk), added to
+        a growing vocabulary; -1: a stop word, or a feature outside a fixed vocabulary."""
+        vocabulary = self.vocabulary
+        terms = _fresh_terms(vocabulary, new) if self.learn and not stop_words else None
+        if terms is not None:
+            return terms
+        if self.learn:
+            lookup = vocabulary.__getitem__
+            return [-1 if stop_words and token in stop_words else lookup(token)
+                    for token in new]
+        get = vocabulary.get
+        return [-1 if stop_words and token in stop_words else get(token, -1)
+                for token in new]
+
+    def counting(self, local_table, ids, doc_offsets):
+        """``(ids, term_of_id, doc_offsets)`` of a chunk for :func:`_counted`: its tokens'
+        term ids, or with ``ngram_range`` its n-grams' (runs in chunk order)."""
+        if self.ngrams is None:
+            return ids, self.terms_of(local_table), doc_offsets
+        return self.ngrams.counting(self, local_table, ids, doc_offsets)
 
     def python_chunks(self, start, docs):
         """The chunk counted by the Python path (a chunk the compiled pass refuses)."""
         return list(count_chunks(docs, self.vocabulary, learn=self.learn, analyze=self.analyze,
                                  chunk_tokens=1 << 62, start=start))
+
+
+class _Ngrams:
+    """The n-gram state of a pass: the word id of each token of the pass's table (one id
+    per distinct lowered token, -1 a stop word), the words' strings, and the table of
+    n-grams (keys: their word ids' bytes) with the term of each."""
+
+    def __init__(self, options):
+        self.ngram_range = tuple(options.ngram_range)
+        self.word_of_token = np.empty(1024, np.int64)
+        self.word_ids = {}
+        self.words = np.empty(1024, object)
+        self.table = TokenTable()
+        self.term_of_ngram = np.empty(1024, np.int64)
+
+    def _word_of_tokens(self, state, local_table):
+        """The word id of each distinct token of a chunk's table."""
+        n_before = state.table.n
+        ids = state.table.add_table(local_table)
+        if state.table.n > n_before:
+            stop_words = state.options.stop_words
+            word_ids = self.word_ids
+            n_words = len(word_ids)
+            words, added = [], []
+            for token in state._new_tokens(n_before):
+                if stop_words and token in stop_words:
+                    words.append(-1)
+                    continue
+                w = word_ids.get(token)
+                if w is None:
+                    w = word_ids[token] = len(word_ids)
+                    added.append(token)
+                words.append(w)
+            if added:
+                self.words = grown(self.words, len(word_ids), keep=n_words)
+                self.words[n_words:len(word_ids)] = added
+            self.word_of_token = grown(self.word_of_token, state.table.n, keep=n_before)
+            self.word_of_token[n_before:state.table.n] = words
+        return self.word_of_token[ids]
+
+    def counting(self, state, local_table, ids, doc_offsets):
+        """``(ids, term_of_id, doc_offsets)`` of the chunk's n-grams: ids in the n-gram
+        table, the new n-grams' terms looked up (made str once each)."""
+        words = self._word_of_tokens(state, local_table)[ids]
+        buffer, starts, ends, ngram_offsets = ngram_spans(words, doc_offsets, self.ngram_range)
+        n_before = self.table.n
+        ngram_ids = self.table.add_spans(buffer, starts, ends)
+        if self.table.n > n_before:
+            at = first_positions(ngram_ids, n_before, self.table.n)
+            new = ngram_strings(self.words, buffer.view(np.int32), starts[at] // 4,
+                                (ends[at] - starts[at]) // 4)
+            self.term_of_ngram = grown(self.term_of_ngram, self.table.n, keep=n_before)
+            self.term_of_ngram[n_before:self.table.n] = state._terms(new, None)
+        return ngram_ids, self.term_of_ngram, ngram_offsets
 
 
 def _fresh_terms(vocabulary, new):
@@ -203,7 +287,8 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
     chunk : CountChunk
     """
     state = _Pass(vocabulary, learn, options, analyze, start)
-    chunks = document_chunks(docs, chunk_chars(working_memory), start=start)
+    chunks = document_chunks(docs, chunk_chars(working_memory, options.ngram_range),
+                             start=start)
     n_jobs = effective_n_jobs(n_jobs)
     if n_jobs == 1:
         for first, chunk in chunks:
@@ -213,7 +298,7 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
                 rows = state.python_chunks(first, chunk)
             else:
                 table, ids, doc_offsets = found
-                rows = _counted(first, ids, state.terms_of(table), doc_offsets)
+                rows = _counted(first, *state.counting(table, ids, doc_offsets))
             # one chunk's temporaries alive at a time: none are kept while the next is read
             del chunk, found, table, ids, doc_offsets
             yield from rows
@@ -239,8 +324,8 @@ def _threaded(state, chunks, n_jobs):
                 counted.append(done)
                 return
             table, ids, doc_offsets = found
-            counted.append(pool.submit(_counted, first, ids, state.terms_of(table),
-                                       doc_offsets))
+            counted.append(pool.submit(_counted, first,
+                                       *state.counting(table, ids, doc_offsets)))
 
         for first, chunk in chunks:
             tokenized.append((first, chunk, pool.submit(state.local, chunk)))

@@ -260,6 +260,7 @@ def test_loo_ard_fit_matches_numpy_engine():
     np.testing.assert_allclose(got.predict(Xq), expected, rtol=1e-6)
 
 
+@pytest.mark.slow    # compiles the parallel LOO loops (25 CPU-s on an empty cache)
 def test_n_jobs_gives_identical_results():
     X, y, Xq = _data(n=300, d=3, n_query=101)
     one = NadarayaWatsonRegressor(bandwidth="loo", engine="numba").fit(X, y)

@@ -182,6 +182,7 @@ def test_bandwidth_selection_ll_equals_numpy_engine(bandwidth):
         np.testing.assert_allclose(got.predict(Xq), ref.predict(Xq), rtol=1e-6)
 
 
+@pytest.mark.slow    # compiles the parallel LOO loops (25 CPU-s on an empty cache)
 def test_ll_n_jobs_gives_identical_results():
     X, Y, Xq = _data(n=300, d=3)
     Xq = np.random.RandomState(2).uniform(1, 4, size=(101, 3))

@@ -230,6 +230,7 @@ def generated_docs(n_docs, seed=0, length=40):
         yield " ".join(words[rng.zipf(1.3, length) % words.size])
 
 
+@pytest.mark.slow    # a corpus large enough to show the bound (6 s); .ci/run runs it
 def test_fit_memory_is_bounded_by_the_budget_not_the_corpus():
     """240k tokens of a one-shot generator: in one chunk the token lists, their ids and
     the pair keys take about 20 MiB; streamed, the peak is the 4 MiB budget plus the

@@ -46,7 +46,8 @@ def test_cooccurrence_of_a_corpus_file_equals_the_list(corpus_file, wiki_lines):
     assert_same_counts(got, expected)
 
 
-@pytest.mark.parametrize("weighting", ["uniform", "harmonic"])
+@pytest.mark.parametrize("weighting", ["uniform",
+                                       pytest.param("harmonic", marks=pytest.mark.slow)])
 def test_any_chunking_gives_the_same_counts(wiki_lines, weighting):
     whole, vocabulary = cooccurrence(wiki_lines, 4, min_count=2, context_weighting=weighting,
                                      working_memory=1024)
@@ -261,7 +262,8 @@ def bag_files(tmp_path_factory, wiki_lines):
     return str(folder / "wiki-*.txt.gz")
 
 
-@pytest.mark.parametrize("weighting", ["uniform", "harmonic"])
+@pytest.mark.parametrize("weighting", ["uniform",
+                                       pytest.param("harmonic", marks=pytest.mark.slow)])
 def test_fit_on_a_dask_bag_equals_the_single_machine_fit(client, bag_files, wiki_lines,
                                                          weighting):
     db = pytest.importorskip("dask.bag")

@@ -63,7 +63,8 @@ def test_upper_pair_table_is_the_triangle_of_the_directed_table():
 
 
 @pytest.mark.parametrize("min_count", [1, 3])
-@pytest.mark.parametrize("working_memory", [0.002, 0.05, 64])
+@pytest.mark.parametrize("working_memory", [pytest.param(0.002, marks=pytest.mark.slow),
+                                            0.05, 64])
 def test_spilled_counts_equal_the_one_pass_counts_bit_for_bit(wiki_lines, min_count,
                                                              working_memory, monkeypatch):
     n_buckets = []

@@ -221,6 +221,7 @@ def _traced_peak(func):
         tracemalloc.stop()
 
 
+@pytest.mark.slow    # a corpus large enough to show the bound (10 s); .ci/run runs it
 def test_fit_memory_is_bounded_by_the_budget_not_the_corpus():
     # 0.8M tokens: holding the document-term matrix took 12.8 MiB (50 MiB at 3.2M tokens)
     small = _traced_peak(lambda: BagOfWords().fit(generated_docs(3_000)))
