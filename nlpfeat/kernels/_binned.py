@@ -22,7 +22,9 @@ exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
 Leave-one-out sums are the binned sums at each training point minus that point's own
 contribution as the binned pipeline computed it (the stencil weights times the kernel
 between its own nodes), so each bandwidth of a grid costs one spreading, one
-convolution and one interpolation; rows without a certificate are scored exactly.
+convolution and one interpolation; the (row, bandwidth) pairs without a certificate are
+scored exactly, all in one call after the grid pass (the compiled engine's
+:func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
 import warnings
 
@@ -246,11 +248,15 @@ def _envelope(grid, reg_type="lc"):
         base, lambda u: u * base(u), lambda u: u * u * base(u)]
     err = np.zeros(k.shape[0])
     pp = np.arange(P)
+    # the profiles on the distinct offsets only (s are eighths: their differences exact)
+    ns = s.size
+    ds = (np.arange(ns)[None, :] - np.arange(ns)[:, None]) + ns - 1        # [a, b] -> b - a
+    dp = (pp[None, :] - pp[:, None]) + P - 1
     for prof in profiles:
         # point at s_a in cell 0, query at s_b in cell k: offset k + s_b - s_a
-        exact = prof((k + s[None, None, :] - s[None, :, None]) * step)     # (nk, na, nb)
+        exact = prof((k[:, :, 0] + np.arange(1 - ns, ns) / (ns)) * step)[:, ds]  # (nk, na, nb)
         # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
-        Kn = prof((k + pp[None, None, :] - pp[None, :, None]) * step)      # (nk, Pa, Pb)
+        Kn = prof((k[:, :, 0] + np.arange(1 - P, P)) * step)[:, dp]              # (nk, Pa, Pb)
         approx = W @ (Kn @ W.T)                                             # (nk, na, nb)
         err = np.maximum(err, np.abs(approx - exact).max(axis=(1, 2)))
     for _ in range(P):              # neighbouring offsets (positions between nodes)
@@ -378,24 +384,50 @@ class BinnedSums:
                               np.asarray(g.margin, dtype=np.int64))
         return S.reshape((Q.shape[0],) + lead), B, inside
 
+    def _self_kernels(self):
+        """Kernels (nk, P^d, P^d) between the stencil nodes a, b of one point:
+        ``K((b - a) delta)``, the nodes in the stencils' order (last axis fastest)."""
+        g = self.grid
+        P = g.order + 1
+        steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
+        diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
+        center = np.asarray(g.R)
+        # offsets beyond the kernel array (R < P - 1 nodes) are zero in the convolution too
+        pos = diff + center
+        far = ((pos < 0) | (pos > 2 * center)).any(axis=-1)
+        pos = np.clip(pos, 0, 2 * center)
+        kk = self.kmat[(slice(None),) + tuple(pos[..., j] for j in range(g.d))]
+        return np.ascontiguousarray(np.where(far, 0.0, kk))
+
     def self_terms(self, X, V):
         """Each training row's own contribution to its binned sums (same shape as
-        :meth:`gather`'s sums)."""
+        :meth:`gather`'s sums); the reference of :meth:`loo_gather`'s, in numpy."""
         from nlpfeat.kernels._compiled._binning import stencil_weights
 
         g = self.grid
         w = stencil_weights(np.ascontiguousarray(_node_coords(g, X)), g.order)
-        P = g.order + 1
-        # kernel between two stencil nodes a, b of one point: K((b - a) delta)
-        steps = np.stack(np.meshgrid(*[np.arange(P)] * g.d, indexing="ij"), -1).reshape(-1, g.d)
-        diff = steps[None, :, :] - steps[:, None, :]                    # (Pd, Pd, d)
-        center = np.asarray(g.R)
-        kk = self.kmat[(slice(None),) + tuple((diff[..., j] + center[j]) for j in range(g.d))]
-        s = np.stack([np.einsum("np,np->n", w @ kj, w) for kj in kk], axis=1)   # (n, nk)
-        cols = np.hstack([np.ones((X.shape[0], 1)), V])
+        s = np.stack([np.einsum("np,np->n", w @ kj, w) for kj in self._self_kernels()],
+                     axis=1)                                            # (n, nk)
+        return self._times_cols(s, V)
+
+    def _times_cols(self, s, V):
+        cols = np.hstack([np.ones((V.shape[0], 1)), V])
         if self.reg_type == "lc":
             return s[:, 0:1] * cols
         return s[:, :, None] * cols[:, None, :]                          # (n, nk, c)
+
+    def loo_gather(self, X, V):
+        """:meth:`gather`'s sums at the training rows X (values V) less each row's own
+        contribution, and their bounds: one compiled pass (the stencil weights once)."""
+        from nlpfeat.kernels._compiled._binning import gather_loo
+
+        g = self.grid
+        lead = self.G.shape[:-1]
+        S, B, T, _ = gather_loo(self.G.reshape(-1, self.G.shape[-1]), self.E,
+                                np.ascontiguousarray(_node_coords(g, X, out=True)), g.order,
+                                np.asarray(g.out_shape, dtype=np.int64),
+                                np.asarray(g.margin, dtype=np.int64), self._self_kernels())
+        return S.reshape((X.shape[0],) + lead) - self._times_cols(T, V), B
 
 
 def _predictions(S, B, reg_type, d, tau, top, scale=None):
@@ -520,36 +552,55 @@ class BinnedIndex:
         return out, empty
 
 
+def grid_order(X):
+    """A permutation of rows X that visits a grid's nodes nearly in C order: by the
+    first feature, in d >= 2 by 256 slabs of it, then the next features."""
+    if X.shape[1] == 1:
+        return np.argsort(X[:, 0], kind="stable")
+    lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    slab = np.floor((X[:, 0] - lo[0]) / np.where(span[0] > 0, span[0], 1.0) * 255.999)
+    return np.lexsort(tuple(X[:, j] for j in range(X.shape[1] - 1, 0, -1)) + (slab,))
+
+
 def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=None,
-                    exact_rows=None):
+                    exact_pairs=None):
     """Leave-one-out loss at every bandwidth of ``grid`` (n_grid, d or 1) on the grid.
 
-    ``exact_rows(h, rows) -> P`` gives exact LOO predictions of training rows ``rows``
-    (those without a certificate). Returns the losses as
-    :func:`nlpfeat.kernels._bandwidth.loo_grid` does.
+    ``exact_pairs(rows, need) -> P`` gives exact LOO predictions (len(rows), n_grid, k)
+    of training rows ``rows`` at the bandwidths where ``need`` (len(rows), n_grid) is
+    set: the (row, bandwidth) pairs without a certificate, all scored in one call after
+    the grid pass. Returns the losses as :func:`nlpfeat.kernels._bandwidth.loo_grid` does.
     """
     n, k = Y.shape
     d = X.shape[1]
+    # the rows in the grids' order (the loss is a sum over rows): spreading and gathering
+    # then walk the nodes in sequence instead of at random
+    perm = grid_order(X)
+    X, Y = X[perm], Y[perm]
     y_mean = Y.mean(axis=0)
     Yc = Y - y_mean
     tau = _tau(Y) if bins is None else EXPLICIT_TAU
     top = _top(Y)
     scale = target_scale(Y, absolute=loss != "squared")
-    totals = np.empty(len(grid))
+    totals = np.zeros(len(grid))
+    need = np.zeros((n, len(grid)), dtype=bool)
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
         b = default_bins(span, h, kern, reg_type) if bins is None else bins
         if b is None:       # no grid fits this bandwidth: every row exact
-            totals[gi] = loss_grad(exact_rows(h, np.arange(n)), Y, loss)[0]
+            need[:, gi] = True
             continue
         sums = BinnedSums(X, Yc, kern, h, b, reg_type, scale, lo, span)
-        S, E, _ = sums.gather(X)
-        S = S - sums.self_terms(X, Yc)
+        S, E = sums.loo_gather(X, Yc)
         P, ok = _predictions(S, E, reg_type, d, tau, top, None if bins is not None else scale)
-        P = P + y_mean
-        bad = np.flatnonzero(~ok)
-        if bad.size:
-            P[bad] = exact_rows(h, bad)
-        totals[gi] = loss_grad(P, Y, loss)[0]
+        totals[gi] = loss_grad(P[ok] + y_mean, Y[ok], loss)[0]
+        need[:, gi] = ~ok
+    rows = np.flatnonzero(need.any(axis=1))
+    if rows.size:
+        sub = need[rows]
+        P = exact_pairs(perm[rows], sub)
+        for gi in np.flatnonzero(sub.any(axis=0)):
+            sel = sub[:, gi]
+            totals[gi] += loss_grad(P[sel, gi], Y[rows[sel]], loss)[0]
     return mean_loss(totals, n, k, loss)

@@ -13,6 +13,8 @@ functions are compiled (or loaded from numba's on-disk cache) on first use.
 """
 import functools
 
+import numpy as np
+
 from nlpfeat.kernels import _bandwidth, _binned, _nadaraya_watson, _segments
 from nlpfeat.kernels._nadaraya_watson import NWIndex
 
@@ -90,18 +92,26 @@ def loo_grid(X, Y, kern, metric, grid, *, engine="numpy", n_jobs=None, binned=Fa
     """:func:`nlpfeat.kernels._bandwidth.loo_grid` (same ``options``) on ``engine``.
 
     ``n_jobs``: threads of the compiled loop (the numpy path ignores it). ``binned``: on
-    the grid (:func:`nlpfeat.kernels._binned.binned_loo_grid`), the rows it cannot
-    certify scored exactly.
+    the grid (:func:`nlpfeat.kernels._binned.binned_loo_grid`), the (row, bandwidth)
+    pairs it cannot certify scored exactly on ``engine``, in one call.
     """
     if binned:
         reg_type, wm = options.get("reg_type", "lc"), options.get("working_memory")
+        compiled = _compiled_for(engine, kern, X, metric)
 
-        def exact_rows(h, rows):
-            return _bandwidth.loo_rows(X, Y, kern, h, metric, rows, reg_type=reg_type,
-                                       working_memory=wm)
+        def exact_pairs(rows, need):
+            if compiled is not None:
+                return compiled.loo_pairs(X, Y, kern, metric, grid, rows, need,
+                                          reg_type=reg_type, working_memory=wm, n_jobs=n_jobs)
+            P = np.empty((len(rows), len(grid), Y.shape[1]))
+            for g in np.flatnonzero(need.any(axis=0)):
+                P[need[:, g], g] = _bandwidth.loo_rows(X, Y, kern, grid[g], metric,
+                                                       rows[need[:, g]], reg_type=reg_type,
+                                                       working_memory=wm)
+            return P
         return _binned.binned_loo_grid(X, Y, kern, grid, reg_type=reg_type,
                                        loss=options.get("loss", "squared"), bins=bins,
-                                       exact_rows=exact_rows)
+                                       exact_pairs=exact_pairs)
     compiled = _compiled_for(engine, kern, X, metric)
     if compiled is None:
         return _bandwidth.loo_grid(X, Y, kern, metric, grid, **options)

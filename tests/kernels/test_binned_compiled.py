@@ -121,3 +121,63 @@ def test_default_grids_certify_the_queries_inside_smooth_data():
                                       algorithm="binned").fit(X, y)
         reg.predict(Q)
         assert reg._index.n_exact_ == 0, reg_type
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), d=st.integers(1, 2), ray=st.booleans(),
+       kernel=st.sampled_from(["gaussian", "epanechnikov", "tricube"]),
+       reg_type=st.sampled_from(["lc", "ll"]))
+def test_compiled_loo_pairs_match_the_numpy_rows(seed, d, ray, kernel, reg_type):
+    """The (row, bandwidth) pairs the binned search scores exactly: the compiled batch
+    equals numpy's ``loo_rows`` per bandwidth, tiny bandwidths (empty supports, nearest
+    points) and duplicated rows included."""
+    from nlpfeat.kernels._bandwidth import loo_rows
+    from nlpfeat.kernels._compiled import loo_grid as compiled_loo_grid
+    from nlpfeat.kernels._compiled import loo_pairs
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 40))
+    X = rng.normal(size=(n, d))
+    X[1] = X[0]                                             # a tie
+    Y = rng.normal(size=(n, 2))
+    base = rng.uniform(0.2, 1.0, size=d)
+    scales = np.geomspace(1e-3, 3.0, 5)
+    grid = (scales[:, None] * base if ray else
+            base * rng.uniform(1e-3, 3.0, size=(5, d)))
+    rows = np.sort(rng.choice(n, size=int(rng.integers(1, n + 1)), replace=False))
+    need = rng.random((len(rows), len(grid))) < 0.5
+    need[0, 0] = True
+    kern = get_kernel(kernel)
+    P = loo_pairs(X, Y, kern, "euclidean", grid, rows, need, reg_type=reg_type)
+    full = loo_pairs(X, Y, kern, "euclidean", grid, rows, np.ones_like(need),
+                     reg_type=reg_type)
+    np.testing.assert_array_equal(P[need], full[need])      # the mask skips, nothing else
+    if reg_type == "ll":
+        # local linear designs of a few points are ill-conditioned, where the two engines'
+        # exact loo_grid differ too: every row through the pairs = the compiled loo_grid
+        every = loo_pairs(X, Y, kern, "euclidean", grid, np.arange(n),
+                          np.ones((n, len(grid)), bool), reg_type="ll")
+        losses = ((every - Y[:, None, :]) ** 2).mean(axis=(0, 2))
+        np.testing.assert_allclose(losses, compiled_loo_grid(X, Y, kern, "euclidean", grid,
+                                                             reg_type="ll"), rtol=1e-12)
+        return
+    for g in np.flatnonzero(need.any(axis=0)):
+        ref = loo_rows(X, Y, kern, grid[g], "euclidean", rows[need[:, g]])
+        np.testing.assert_allclose(P[need[:, g], g], ref, rtol=1e-8, atol=1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), d=st.integers(1, 3),
+       kernel=st.sampled_from(["gaussian", "epanechnikov"]),
+       reg_type=st.sampled_from(["lc", "ll"]))
+def test_fused_loo_gather_matches_gather_less_the_numpy_self_terms(seed, d, kernel, reg_type):
+    rng = np.random.default_rng(seed)
+    X, g = _grid(rng, d, kernel, int(rng.integers(1, 40)))
+    V = rng.normal(size=(len(X), 2))
+    sums = BinnedSums(X, V, g.kern, g.h, np.asarray(g.shape) - g.order - 1, reg_type,
+                      target_scale(V), g.lo, np.ptp(X, axis=0))
+    S, B = sums.loo_gather(X, V)
+    S0, B0, _ = sums.gather(X)
+    scale = np.abs(S0).max()
+    np.testing.assert_allclose(S, S0 - sums.self_terms(X, V), rtol=1e-10, atol=1e-12 * scale)
+    np.testing.assert_array_equal(B, B0)

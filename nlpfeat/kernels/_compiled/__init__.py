@@ -13,7 +13,8 @@ between the engines is :mod:`nlpfeat.kernels._engine`'s.
 - :mod:`._rows`: family codes, threads, scalar kernels and tiles of one row;
 - :mod:`._moments`: the centred moments of a local linear fit at one query row;
 - :mod:`._predict`: :class:`CompiledNW`, predictions and weights of query rows;
-- :mod:`._loo`: :func:`loo_grid`, leave-one-out losses over a bandwidth grid;
+- :mod:`._loo`: :func:`loo_grid`, leave-one-out losses over a bandwidth grid, and
+  :func:`loo_pairs`, the predictions of chosen (row, bandwidth) pairs;
 - :mod:`._ard`: :func:`ard_objective`, the ``loo-ard`` loss and gradient;
 - :mod:`._binning`: spreading onto and gathering from the grids of ``algorithm="binned"``
   (imported by :mod:`nlpfeat.kernels._binned` on use);
@@ -26,10 +27,10 @@ on first use, never at import (importing this package imports numba, which
 :mod:`nlpfeat.kernels` itself never does).
 """
 from nlpfeat.kernels._compiled._ard import ard_objective
-from nlpfeat.kernels._compiled._loo import loo_grid
+from nlpfeat.kernels._compiled._loo import loo_grid, loo_pairs
 from nlpfeat.kernels._compiled._predict import CompiledNW
 from nlpfeat.kernels._compiled._rows import family_code, supports
 from nlpfeat.kernels._compiled._segments import position_weights, segment_attention
 
-__all__ = ["CompiledNW", "ard_objective", "family_code", "loo_grid", "position_weights",
+__all__ = ["CompiledNW", "ard_objective", "family_code", "loo_grid", "loo_pairs", "position_weights",
            "segment_attention", "supports"]

@@ -149,15 +149,46 @@ def spread(Z, A, V, order, shape, pool):
 
 
 @njit(cache=True)
-def gather(G, E, Z, order, shape, margin):
-    """Interpolated values at rows ``Z`` (m, d): of grids ``G`` (c, size) with the signed
-    stencil weights, of ``E`` (ce, size) with the absolute ones; and the mask of rows
-    whose stencil lies inside the grid less ``margin`` (others get zeros)."""
+def _gather_row(i, G, E, z, order, shape, margin, st, Pj, inv, base, W, W3, S, B, wrow, irow):
+    """Row ``i`` of :func:`gather` (sums into ``S[i]``, ``B[i]``; its stencil weights,
+    the last axis fastest, into ``wrow``, their nodes into ``irow``); False when its
+    stencil leaves the grid."""
+    d = z.size
+    if not _axis_weights(z, order, shape, margin, inv, base, W):
+        return False
+    i0 = 0
+    for j in range(d):
+        i0 += base[j] * st[j]
+        W3[j] = W[j]
+    s = 0
+    for a0 in range(Pj[0]):
+        for a1 in range(Pj[1]):
+            w01 = W3[0, a0] * W3[1, a1]
+            r = i0 + a0 * st[0] + a1 * st[1]
+            for a2 in range(Pj[2]):
+                wrow[s] = w01 * W3[2, a2]
+                irow[s] = r + a2 * st[2]
+                s += 1
+    for k in range(G.shape[0]):          # one accumulator per sum (no stores in the loop)
+        acc = 0.0
+        for a in range(s):
+            acc += wrow[a] * G[k, irow[a]]
+        S[i, k] = acc
+    for k in range(E.shape[0]):
+        acc = 0.0
+        for a in range(s):
+            acc += abs(wrow[a]) * E[k, irow[a]]
+        B[i, k] = acc
+    return True
+
+
+@njit(cache=True)
+def _gather_rows(G, E, Z, order, shape, margin, K):
     m, d = Z.shape
-    c, ce = G.shape[0], E.shape[0]
     P = order + 1
-    S = np.zeros((m, c))
-    B = np.zeros((m, ce))
+    S = np.zeros((m, G.shape[0]))
+    B = np.zeros((m, E.shape[0]))
+    T = np.zeros((m, K.shape[0]))
     inside = np.zeros(m, dtype=np.bool_)
     st = _strides3(shape)
     Pj = np.ones(3, dtype=np.int64)
@@ -165,28 +196,42 @@ def gather(G, E, Z, order, shape, margin):
     base = np.empty(d, dtype=np.int64)
     W = np.empty((d, P))
     W3 = np.ones((3, P))
+    wrow = np.empty(P ** d)
+    irow = np.empty(P ** d, dtype=np.int64)
     inv = _inverse_denominators(order)
+    n_st = K.shape[1]
     for i in range(m):
-        if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
+        inside[i] = _gather_row(i, G, E, Z[i], order, shape, margin, st, Pj, inv, base, W,
+                                W3, S, B, wrow, irow)
+        if not inside[i]:
             continue
-        inside[i] = True
-        i0 = 0
-        for j in range(d):
-            i0 += base[j] * st[j]
-            W3[j] = W[j]
-        for a0 in range(Pj[0]):
-            for a1 in range(Pj[1]):
-                w01 = W3[0, a0] * W3[1, a1]
-                r = i0 + a0 * st[0] + a1 * st[1]
-                for a2 in range(Pj[2]):
-                    w = w01 * W3[2, a2]
-                    aw = abs(w)
-                    idx = r + a2 * st[2]
-                    for k in range(c):
-                        S[i, k] += w * G[k, idx]
-                    for k in range(ce):
-                        B[i, k] += aw * E[k, idx]
+        for k in range(K.shape[0]):      # w^T K[k] w: the row's own contribution
+            acc = 0.0
+            for a in range(n_st):
+                row = 0.0
+                for b in range(n_st):
+                    row += K[k, a, b] * wrow[b]
+                acc += wrow[a] * row
+            T[i, k] = acc
+    return S, B, T, inside
+
+
+@njit(cache=True)
+def gather(G, E, Z, order, shape, margin):
+    """Interpolated values at rows ``Z`` (m, d): of grids ``G`` (c, size) with the signed
+    stencil weights, of ``E`` (ce, size) with the absolute ones; and the mask of rows
+    whose stencil lies inside the grid less ``margin`` (others get zeros)."""
+    S, B, _, inside = _gather_rows(G, E, Z, order, shape, margin,
+                                   np.zeros((0, 0, 0)))
     return S, B, inside
+
+
+@njit(cache=True)
+def gather_loo(G, E, Z, order, shape, margin, K):
+    """:func:`gather` at the training rows ``Z`` plus each row's own contribution to its
+    binned sums, ``T`` (m, nk): ``w^T K[k] w`` with ``K`` (nk, P^d, P^d) the kernels
+    between the nodes of one stencil (the weights ``w`` computed once for both)."""
+    return _gather_rows(G, E, Z, order, shape, margin, K)
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ from nlpfeat.kernels._loss import (
 )
 from nlpfeat.kernels._pairwise import UNDERFLOW_LOG, PairwiseScaled
 
-__all__ = ["loo_grid"]
+__all__ = ["loo_grid", "loo_pairs"]
 
 
 
@@ -151,10 +151,12 @@ def _loo_distances(i, Z, Zt, D2, Dif):
 
 
 @njit(cache=True)
-def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, zmax, ll, cs, P,
-              m_out, ybar_out, S_out, T_out):
+def _loo_rows(r0, r1, base, rows, need, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, zmax,
+              ll, cs, P, m_out, ybar_out, S_out, T_out):
     """LOO predictions (lc: ``P[r - base, g]``) or centred local linear moments (ll:
-    ``[r - base, g]`` of the four outputs, see :func:`_ll_moments`), rows ``r0 .. r1``.
+    ``[r - base, g]`` of the four outputs, see :func:`_ll_moments`) of the training rows
+    ``rows[r0 .. r1]``, at the grid points ``g`` where ``need[r, g]`` (every grid point
+    when ``need`` is empty: (0, 0)).
 
     The distances of a row are computed once and reused for every grid point.
     """
@@ -166,10 +168,13 @@ def _loo_rows(r0, r1, base, Z, Zt, Y1t, fam, prod, shift, ray, R, inv_s2, zmax, 
     w = np.empty(n)
     dif, wdif, zero = np.empty((d, _TILE)), np.empty((d, _TILE)), np.zeros(d)
     mc = np.empty(d)   # scratch: the centroid offset from the anchor
+    every = need.shape[0] == 0
     for r in range(r0, r1):
-        i = r
+        i = rows[r]
         Dmin = _loo_distances(i, Z, Zt, D2, Dif)
         for g in range(G):
+            if not every and not need[r, g]:
+                continue
             s = _loo_row_weights(i, g, fam, prod, shift, ray, D2, Dmin, Dif, R, inv_s2, Z[i],
                                  zmax, w)[0]
             if ll:   # the coordinates are those of the grid's first bandwidth, as in numpy
@@ -190,9 +195,10 @@ def _loo_parallel(n_rows, n_blocks, base, *args):
                   *args)
 
 
-def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
-             n_jobs=None, progress=None):
-    """:func:`nlpfeat.kernels._bandwidth.loo_grid` on the compiled engine (same arguments)."""
+def _loo_chunks(X, Y, kern, metric, grid, rows, need, reg_type, working_memory, n_jobs):
+    """Chunks ``(chunk, P)`` of LOO predictions ``P`` (c, G, k) of the training rows
+    ``rows[chunk]`` at the grid points where ``need[chunk]`` (all: ``need`` of shape
+    (0, 0); elsewhere ``P`` is undefined)."""
     n, k = Y.shape
     scales = ray_scales(grid)
     base = grid[0]
@@ -214,16 +220,41 @@ def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working
     Y1t = np.ascontiguousarray(np.vstack([Y.T, np.ones((1, n))]))
     G = len(grid)
     row_bytes = 8 * G * k + (G * _ll_bytes(d, k) if ll else 0)
-    totals = np.zeros(G)
-    for rows in gen_row_chunks(n, row_bytes, working_memory):
-        c = rows.stop - rows.start
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    for chunk in gen_row_chunks(len(rows), row_bytes, working_memory):
+        c = chunk.stop - chunk.start
         P = np.empty((c, G, k))
         moments = _ll_buffers(c, d, k, (G,)) if ll else _ll_buffers(0, 0, 0, (0,))
-        _run_chunk(rows.start, _loo_rows, _loo_parallel, c, n_jobs, Z, Zt, Y1t, fam, prod,
-                   shift, ray, R, inv_s2, zmax, ll, cs, P, *moments)
-        for g in range(G):
-            Pg = centred_intercepts(*(a[:, g] for a in moments), tol) if ll else P[:, g]
-            totals[g] += loss_grad(Pg, Y[rows], loss)[0]
+        _run_chunk(chunk.start, _loo_rows, _loo_parallel, c, n_jobs, rows, need, Z, Zt, Y1t,
+                   fam, prod, shift, ray, R, inv_s2, zmax, ll, cs, P, *moments)
+        for g in range(G) if ll else ():
+            sel = slice(None) if need.shape[0] == 0 else need[chunk, g]
+            P[sel, g] = centred_intercepts(*(a[sel, g] for a in moments), tol)
+        yield chunk, P
+
+
+def loo_grid(X, Y, kern, metric, grid, *, reg_type="lc", loss="squared", working_memory=None,
+             n_jobs=None, progress=None):
+    """:func:`nlpfeat.kernels._bandwidth.loo_grid` on the compiled engine (same arguments)."""
+    n, k = Y.shape
+    totals = np.zeros(len(grid))
+    for chunk, P in _loo_chunks(X, Y, kern, metric, grid, np.arange(n), np.zeros((0, 0), bool),
+                                reg_type, working_memory, n_jobs):
+        for g in range(len(grid)):
+            totals[g] += loss_grad(P[:, g], Y[chunk], loss)[0]
         if progress is not None:
-            progress(c)
+            progress(chunk.stop - chunk.start)
     return mean_loss(totals, n, k, loss)
+
+
+def loo_pairs(X, Y, kern, metric, grid, rows, need, *, reg_type="lc", working_memory=None,
+              n_jobs=None):
+    """Exact LOO predictions (len(rows), G, k) of the training rows ``rows`` at the grid
+    points where ``need`` (len(rows), G) is set, in one pass (each row's distances once
+    for all its grid points); undefined elsewhere. The rows the binned search cannot
+    certify are scored here."""
+    P = np.empty((len(rows), len(grid), Y.shape[1]))
+    for chunk, Pc in _loo_chunks(X, Y, kern, metric, grid, rows, np.ascontiguousarray(need),
+                                 reg_type, working_memory, n_jobs):
+        P[chunk] = Pc
+    return P
