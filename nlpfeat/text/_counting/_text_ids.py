@@ -48,7 +48,7 @@ def text_chunks(docs, limit, *, per_token=0, to_tokens=None, cost=len, start=0):
     Examples
     --------
     >>> from nlpfeat.text._counting._text_ids import text_chunks
-    >>> list(text_chunks(["a b", "c", ["d"], "e"], 40, to_tokens=lambda doc, i: doc))
+    >>> list(text_chunks(["a b", "c", ["d"], "e"], 100, to_tokens=lambda doc, i: doc))
     [TextChunk(start=0, docs=['a b', 'c']), [['d']], TextChunk(start=3, docs=['e'])]
     """
     chars_limit = max(limit // (BYTES_PER_CHAR + per_token // 4), 1)
