@@ -246,12 +246,9 @@ def test_pmi_embedding_prune_at(wiki_lines):
 
 # ---- Dask --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
-            distributed.Client(cluster) as client:
-        yield client
+def client(dask_client):
+    """The session's LocalCluster of two worker processes (tests/conftest.py)."""
+    return dask_client
 
 
 @pytest.fixture(scope="module")

@@ -83,12 +83,9 @@ def test_bow_stream_is_the_bag_of_words_of_every_row(lee_lines):
 
 # ---- Dask --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
-            distributed.Client(cluster) as client:
-        yield client
+def client(dask_client):
+    """The session's LocalCluster of two worker processes (tests/conftest.py)."""
+    return dask_client
 
 
 @pytest.mark.parametrize("backend", ["gensim", "sklearn"])
