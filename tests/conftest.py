@@ -45,8 +45,21 @@ def dask_client():
     """A ``distributed.Client`` of a real LocalCluster of two worker processes (one thread
     each), shared by the Dask tests of the session; skips when distributed is missing."""
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0", memory_limit="1GiB") as cluster, \
+    import dask
+
+    # The cluster lives from the first Dask test to the end of the session: with Dask's
+    # monitors at their defaults (an event-loop tick every 20 ms, the workers' sampling
+    # profiler, work stealing every 100 ms) an idle cluster burns about a fifth of a core,
+    # some 90 CPU-s of a run; at these intervals it burns about a fortieth.
+    quiet = {"distributed.admin.tick.interval": "1s",
+             "distributed.admin.system-monitor.interval": "5s",
+             "distributed.worker.profile.enabled": False,
+             "distributed.worker.profile.interval": "1s",
+             "distributed.worker.memory.monitor-interval": "1s",
+             "distributed.scheduler.work-stealing-interval": "1s"}
+    with dask.config.set(quiet), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                     dashboard_address=":0", memory_limit="1GiB") as cluster, \
             distributed.Client(cluster) as client:
         yield client
 
