@@ -14,7 +14,7 @@ from nlpfeat.text._counting._text_ids import TextChunk, text_chunks
 WORDS = ["the", "The", "CAT", "cat", "café", "CAFÉ", "naïve", "İstanbul", "ΟΔΟΣ", "σας",
          "中文", "x", "_a", "٣٤", "don't", "a-b", "\u0301é", "ß", "STRASSE", "a", "on"]
 pieces = st.one_of(st.sampled_from(WORDS + [" ", ", ", "\n"]),
-                   st.text(st.characters(exclude_categories=("Cs",)), max_size=6))
+                   st.text(st.characters(blacklist_categories=("Cs",)), max_size=6))
 docs = st.lists(st.lists(pieces, max_size=14).map("".join), min_size=1, max_size=10)
 budget = st.sampled_from([None, 0.0002, 0.002])
 
