@@ -35,7 +35,8 @@ from numba import njit
 
 from nlpfeat.text._counting._cjk import CJK_IDEOGRAPHS
 
-__all__ = ["token_spans", "word_classes", "tokens_of", "PLAIN_WORD_PATTERNS", "lowered_whole"]
+__all__ = ["token_spans", "scan_input", "word_classes", "tokens_of", "PLAIN_WORD_PATTERNS",
+           "lowered_whole"]
 
 #: Token patterns that are scikit-learn's default, ``(?u)\\b\\w\\w+\\b`` (maximal runs of
 #: two or more word characters, ideographs among them): the scan with ``ideographs=False``.
@@ -238,6 +239,18 @@ def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True, lower
     >>> tokens_of(*spans)
     [['the', 'cat', 'cat'], ['我', '爱', 'nlp']]
     """
+    found = scan_input(docs, lowercase=lowercase, preprocess=preprocess,
+                       lower_tokens=lower_tokens)
+    if found is None:
+        return None
+    return _scanned(*found, ideographs)
+
+
+def scan_input(docs, *, lowercase=True, preprocess=None, lower_tokens=False):
+    """``(buffer, doc_bytes, lower)``: the documents ``docs`` preprocessed as
+    :func:`token_spans` does and encoded, document ``d`` the bytes ``doc_bytes[d] ..
+    doc_bytes[d + 1] - 1``, ``lower[d]`` whether the scan lowercases its ASCII letters;
+    None for a lone surrogate."""
     if lower_tokens and lowercase and preprocess is None:
         found = _encoded(docs)
         if found is None:
@@ -249,7 +262,7 @@ def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True, lower
             if whole.any():
                 docs = [doc.lower() if w else doc for doc, w in zip(docs, whole.tolist())]
                 buffer, doc_bytes, _ = _encoded(docs)
-        return _scanned(buffer, doc_bytes, np.ones(len(docs), bool), ideographs)
+        return buffer, doc_bytes, np.ones(len(docs), bool)
     if preprocess is None and lowercase:
         preprocess = str.lower
     ascii_docs = np.fromiter(map(str.isascii, docs), bool, len(docs))
@@ -259,31 +272,28 @@ def token_spans(docs, *, lowercase=True, preprocess=None, ideographs=True, lower
     if found is None:
         return None
     lower = ascii_docs if lowercase else np.zeros(len(docs), bool)
-    return _scanned(found[0], found[1], lower, ideographs)
+    return found[0], found[1], lower
 
 
 def _encoded(docs):
-    """``(buffer, doc_bytes, n_chars)`` of the documents joined and encoded; None for a
-    lone surrogate."""
-    joined = "".join(docs)
+    """``(buffer, doc_bytes, n_chars)`` of the documents encoded and joined (each encoded
+    apart: its byte length is its bound, no offset of every code point is needed); None
+    for a lone surrogate."""
     try:
-        data = joined.encode("utf-8")
+        encoded = list(map(str.encode, docs))
     except UnicodeEncodeError:
         return None
-    buffer = _padded_buffer(data)
-    char_offsets = np.zeros(len(docs) + 1, np.int64)
-    np.cumsum(np.fromiter(map(len, docs), np.int64, len(docs)), out=char_offsets[1:])
-    if len(data) >= 2**31:
-        raise ValueError(f"A chunk of {len(data)} bytes is too large; lower working_memory.")
-    if len(data) == len(joined):
-        return buffer, char_offsets, len(joined)
-    char_bytes = np.empty(len(joined) + 1, np.int64)   # where each code point starts
-    char_bytes[:-1] = np.flatnonzero((buffer & 0xC0) != 0x80)
-    char_bytes[-1] = len(data)
-    return buffer, char_bytes[char_offsets], len(joined)
+    n_chars = sum(map(len, docs))
+    doc_bytes = np.zeros(len(docs) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), np.int64, len(docs)), out=doc_bytes[1:])
+    n_bytes = int(doc_bytes[-1])
+    if n_bytes >= 2**31:
+        raise ValueError(f"A chunk of {n_bytes} bytes is too large; lower working_memory.")
+    return _padded_buffer(b"".join(encoded)), doc_bytes, n_chars
 
 
 def _scanned(buffer, doc_bytes, lower, ideographs):
+    """The spans of :func:`token_spans` from a :func:`scan_input`."""
     size = len(buffer) // 2 + 1
     starts, ends = np.empty(size, np.int32), np.empty(size, np.int32)
     doc_offsets = np.empty(len(doc_bytes), np.int64)

@@ -33,9 +33,11 @@ from numba import njit
 
 from nlpfeat._chunking import chunk_n_rows
 from nlpfeat.text._counting._chunks import document_chunks
-from nlpfeat.text._counting._compiled_tokens import token_spans
+from nlpfeat.text._counting._compiled_tokens import (plain_word_classes, scan_input,
+                                                     token_spans, word_classes)
 from nlpfeat.text._counting._ngram_ids import (first_positions, n_sizes, ngram_spans,
                                                 ngram_strings)
+from nlpfeat.text._counting._scan_number import number_text
 from nlpfeat.text._counting._token_table import SEP, TokenTable
 from nlpfeat.text._counting._vocabulary import CountChunk, count_chunks, grown
 
@@ -79,17 +81,16 @@ def chunk_chars(working_memory=None, ngram_range=(1, 1)):
 
 
 @njit(cache=True, nogil=True)
-def _rows(ids, term_of_id, doc_offsets):
+def _rows(ids, term_of_id, doc_offsets, at):
     """CSR rows of the documents (tokens ``doc_offsets[d] .. doc_offsets[d + 1] - 1`` of
-    ``ids``, a chunk's own token ids, whose terms are ``term_of_id``; -1: not counted):
-    each row's distinct terms, increasing, and their counts. A token's row entry is
-    found through its id (no sort of the tokens); only the row's distinct terms are
-    sorted."""
+    ``ids``, token ids whose terms are ``term_of_id``; -1: not counted): each row's
+    distinct terms, increasing, and their counts. A token's row entry is found through
+    its id in ``at`` (-1 for every id on entry and on return; no sort of the tokens);
+    only the row's distinct terms are sorted."""
     n_docs = len(doc_offsets) - 1
     indices = np.empty(len(ids), np.intc)
     counts = np.empty(len(ids), np.intc)
     row_nnz = np.zeros(n_docs, np.int64)
-    at = np.full(len(term_of_id), -1, np.int64)      # the entry of an id in its row
     longest = np.max(np.diff(doc_offsets)) if n_docs else 0
     row_terms = np.empty(longest, np.int64)
     row_counts = np.empty(longest, np.intc)
@@ -129,6 +130,7 @@ class _Pass:
         self.analyze, self.start = analyze, start
         self.table = TokenTable()
         self.term_of_token = np.empty(1024, np.int64)
+        self.at = np.full(0, -1, np.int64)      # _rows's entry of each token id
         self.ngrams = None if tuple(options.ngram_range) == (1, 1) else _Ngrams(options)
 
     def local(self, docs):
@@ -144,16 +146,39 @@ class _Pass:
         ids = table.add_spans(buffer, starts, ends)
         return None if ids is None else (table, ids, doc_offsets)
 
+    def numbered(self, start, docs):
+        """The rows of one chunk, its tokens numbered straight in the pass's table by the
+        fused scan (:func:`~._scan_number.number_text`; ``n_jobs=1``, no n-grams)."""
+        options = self.options
+        found = scan_input(docs, lowercase=options.lowercase, preprocess=options.preprocess,
+                           lower_tokens=options.lower_tokens)
+        if found is None:
+            return self.python_chunks(start, docs)
+        n_before = self.table.n
+        classes = word_classes() if options.ideographs else plain_word_classes()
+        numbered = number_text(self.table, *found, classes)
+        if numbered is None:                      # a chunk too large for the fused scan
+            table, ids, doc_offsets = self.local(docs)
+            return _counted(start, *self.counting(table, ids, doc_offsets))
+        self._term_of_new(n_before)
+        if len(self.at) < self.table.n:
+            self.at = np.full(max(self.table.n, len(self.at) * 3 // 2), -1, np.int64)
+        return _counted(start, numbered[0], self.term_of_token, numbered[1], self.at)
+
     def terms_of(self, local_table):
         """The term id of each distinct token of a chunk's table (in chunk order)."""
         n_before = self.table.n
         ids = self.table.add_table(local_table)
+        self._term_of_new(n_before)
+        return self.term_of_token[ids]
+
+    def _term_of_new(self, n_before):
+        """``term_of_token`` of the tokens numbered in the pass's table from ``n_before``."""
         if self.table.n > n_before:
             new = self._new_tokens(n_before)
             terms = self._terms(new, self.options.stop_words)
             self.term_of_token = grown(self.term_of_token, self.table.n, keep=n_before)
             self.term_of_token[n_before:self.table.n] = terms
-        return self.term_of_token[ids]
 
     def _new_tokens(self, n_before):
         """The tokens numbered in the pass's table from ``n_before`` on, lowered."""
@@ -255,8 +280,10 @@ def _fresh_terms(vocabulary, new):
     return np.arange(n, n + len(new))
 
 
-def _counted(start, ids, term_of_id, doc_offsets):
-    indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets)
+def _counted(start, ids, term_of_id, doc_offsets, at=None):
+    if at is None:
+        at = np.full(len(term_of_id), -1, np.int64)
+    indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets, at)
     return [CountChunk(start, indices, counts, row_nnz)]
 
 
@@ -290,6 +317,13 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
     chunks = document_chunks(docs, chunk_chars(working_memory, options.ngram_range),
                              start=start)
     n_jobs = effective_n_jobs(n_jobs)
+    if n_jobs == 1 and state.ngrams is None:
+        for first, chunk in chunks:
+            rows = state.numbered(first, chunk)
+            del chunk              # one chunk's temporaries alive at a time
+            yield from rows
+            del rows
+        return
     if n_jobs == 1:
         for first, chunk in chunks:
             found = table = ids = doc_offsets = None

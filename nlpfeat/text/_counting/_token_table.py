@@ -9,11 +9,12 @@ key's string to compare: a cost that grows faster than the corpus.
 from chunk to chunk. A chunk's tokens are joined by ``"\\x00"`` (which no token may hold:
 the chunk is checked) and encoded once; numpy finds the zero bytes that end the tokens,
 then one compiled pass reads each token eight bytes at a time, hashes it and looks it up
-in an open-addressing table whose rows hold the hash, the token's first eight bytes and
-its length. A token of at most eight bytes is its first
-word (zero-padded; no token holds a zero byte), so a row that matches on word and length
-is that token: no second memory access. A longer token is compared word by word with
-its bytes, kept eight-aligned in the table's own store. Two distinct tokens never share
+in an open-addressing table whose entries hold the token's first eight bytes, its
+length and its id (16 bytes: the hash itself is kept apart, for growing the table). A
+token of at most eight bytes is its first word (zero-padded; no token holds a zero
+byte), so an entry that matches on word and length is that token: no second memory
+access. A longer token is
+compared word by word with its bytes, kept eight-aligned in the table's own store. Two distinct tokens never share
 an id, whatever their hashes (tests cut the hash to a few bits).
 
 Lowercased counts keep a second table, of lowercase forms: a chunk's new raw tokens are
@@ -42,9 +43,10 @@ _FROM_A = np.uint64(0x3F3F3F3F3F3F3F3F)     # byte + 0x3F has its high bit from 
 _PAST_Z = np.uint64(0x2525252525252525)     # byte + 0x25 has its high bit past "Z" (0x5A)
 _SEED = np.uint64(0x243F6A8885A308D3)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
-_ID_BITS = np.uint64(40)                    # a row's third word: id + 1 | length << 40
-_ID_MASK = np.uint64((1 << 40) - 1)
-_MAX_LENGTH = 2**24 - 1                     # bytes of a token in a row's 24 length bits
+_MAX_IDS = 2**32 - 1                        # an entry holds id + 1 in 32 bits
+_ID_BITS = np.uint64(32)
+_ID_MASK = np.uint64((1 << 32) - 1)
+_MAX_LENGTH = 2**24 - 1                     # bytes of a token (in 32 bits)
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _U8 = np.uint64(8)
@@ -88,18 +90,19 @@ def _lowered(v):
 
 
 @njit(cache=True, nogil=True)
-def _rehashed(rows, size):
-    """The rows of the table ``rows`` placed in a table of ``size`` slots (a power of two)."""
-    out = np.zeros((size, 3), np.uint64)
+def _rehashed(slots, hashes, size):
+    """The entries of ``slots`` placed in a table of ``size`` entries (a power of two) by
+    the tokens' hashes ``hashes`` (indexed by id)."""
+    out = np.zeros((size, 2), np.uint64)
     mask = np.uint64(size - 1)
-    for r in range(rows.shape[0]):
-        if rows[r, 2] != _U0:
-            slot = rows[r, 0] & mask
-            while out[slot, 2] != _U0:
+    for r in range(slots.shape[0]):
+        e = slots[r, 1]
+        if e != _U0:
+            slot = hashes[np.int64(e & _ID_MASK) - 1] & mask
+            while out[slot, 1] != _U0:
                 slot = (slot + _U1) & mask
-            out[slot, 0] = rows[r, 0]
-            out[slot, 1] = rows[r, 1]
-            out[slot, 2] = rows[r, 2]
+            out[slot, 0] = slots[r, 0]
+            out[slot, 1] = e
     return out
 
 
@@ -111,76 +114,103 @@ def _read(words, pos, left, lower):
     return _lowered(v) if lower else v
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _hash(words, pos, length, lower, hash_mask):
+    """``(hash, first word)`` of the token of ``length`` bytes at byte ``pos``."""
+    w = _read(words, pos, length, lower)
+    h = _mixed(w ^ _SEED)
+    for j in range(1, (length + 7) >> 3):       # a long token: the rest, a word at a time
+        h = _mixed(h ^ _read(words, pos + 8 * j, length - 8 * j, lower))
+    return h & hash_mask, w
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _find(words, pos, length, lower, h, w, slots, store, first):
+    """``(id, slot)`` of the token of ``length`` bytes at byte ``pos`` (hash ``h``, first
+    word ``w``); id -1 when it is new, ``slot`` then the empty slot it takes. An entry
+    holds a token's first word and ``id + 1 | length << 32``: a token of at most eight
+    bytes is found without another memory access."""
+    mask = np.uint64(slots.shape[0] - 1)
+    slot = h & mask
+    meta = np.uint64(length) << _ID_BITS
+    while True:
+        e = slots[slot, 1]
+        if e == _U0:
+            return np.int64(-1), slot
+        if slots[slot, 0] == w and (e & ~_ID_MASK) == meta:
+            i = np.int64(e & _ID_MASK) - 1
+            if length <= 8:
+                return i, slot
+            at = first[i]
+            same = True
+            for j in range(1, (length + 7) >> 3):   # the words after the first
+                if _read(words, pos + 8 * j, length - 8 * j, lower) != store[at + j]:
+                    same = False
+                    break
+            if same:
+                return i, slot
+        slot = (slot + _U1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _insert(words, pos, length, lower, h, w, slot, slots, hashes, store, first, lengths, n,
+            n_words):
+    """Number the new token at byte ``pos`` ``n`` (its slot ``slot``); returns the words
+    of ``store`` used."""
+    slots[slot, 0] = w
+    slots[slot, 1] = (np.uint64(length) << _ID_BITS) | np.uint64(n + 1)
+    hashes[n] = h
+    first[n] = n_words
+    lengths[n] = length
+    for j in range((length + 7) >> 3):
+        store[n_words] = _read(words, pos + 8 * j, length - 8 * j, lower)
+        n_words += 1
+    return n_words
+
+
 @njit(cache=True, nogil=True)
-def _number_block(words, starts, sizes, stored, lo, hi, ids, rows, store, first, lengths,
-                  n, n_words, hash_mask):
+def _number_block(words, starts, sizes, stored, lo, hi, ids, slots, hashes, store, first,
+                  lengths, n, n_words, hash_mask):
     """Tokens ``lo .. hi - 1`` of :func:`_number` into a table with room for all of them:
     no rehash inside (a loop that may replace its table ran 1.7 times slower on known
     tokens). Returns ``(n, n_words)``."""
-    mask = np.uint64(rows.shape[0] - 1)
     for t in range(lo, hi):
         pos = starts[t]
         length = sizes[t]
-        w = _read(words, pos, length, stored)
-        h = _mixed(w ^ _SEED)
-        for j in range(1, (length + 7) >> 3):   # a long token: the rest, a word at a time
-            h = _mixed(h ^ _read(words, pos + 8 * j, length - 8 * j, stored))
-        h &= hash_mask
-        meta = np.uint64(length) << _ID_BITS
-        slot = h & mask
-        found = -1
-        while rows[slot, 2] != _U0:
-            row_meta = rows[slot, 2]
-            if rows[slot, 0] == h and rows[slot, 1] == w and (row_meta >> _ID_BITS) == \
-                    np.uint64(length):
-                k = np.int64(row_meta & _ID_MASK) - 1
-                same = True
-                at = first[k]
-                for j in range(1, (length + 7) >> 3):   # the words after the first
-                    if _read(words, pos + 8 * j, length - 8 * j, stored) != store[at + j]:
-                        same = False
-                        break
-                if same:
-                    found = k
-                    break
-            slot = (slot + _U1) & mask
+        h, w = _hash(words, pos, length, stored, hash_mask)
+        found, slot = _find(words, pos, length, stored, h, w, slots, store, first)
         if found < 0:                            # a new token
             found = n
+            n_words = _insert(words, pos, length, stored, h, w, slot, slots, hashes, store,
+                              first, lengths, n, n_words)
             n += 1
-            rows[slot, 0] = h
-            rows[slot, 1] = w
-            rows[slot, 2] = meta | np.uint64(found + 1)
-            first[found] = n_words
-            lengths[found] = length
-            for j in range((length + 7) >> 3):
-                store[n_words] = _read(words, pos + 8 * j, length - 8 * j, stored)
-                n_words += 1
         ids[t] = found
     return n, n_words
 
 
 @njit(cache=True, nogil=True)
-def _number(words, starts, sizes, stored, ids, rows, store, first, lengths, n, n_words,
-            hash_mask):
+def _number(words, starts, sizes, stored, ids, slots, hashes, store, first, lengths, n,
+            n_words, hash_mask):
     """Ids of the tokens of ``words`` into ``ids``: token ``t`` is the ``sizes[t]`` bytes
     from byte ``starts[t]`` (the zero-separated tokens of a chunk, spans of a buffer or
-    another table's store), with ``stored`` its ASCII letters lowercased. A known token gets its id, a new one the next (``n``, ``n + 1``, ...),
-    its bytes appended to ``store`` from word ``n_words`` on (``first``, ``lengths``).
-    The caller makes room in ``store``, ``first`` and ``lengths`` for every token being
-    new. Returns ``(rows, n, n_words)``: ``rows`` is a larger table when the old one
-    would have been more than half full. The tokens' bounds are known beforehand, so
-    their hashing and probes do not wait on one another."""
+    another table's store), with ``stored`` its ASCII letters lowercased. A known token
+    gets its id, a new one the next (``n``, ``n + 1``, ...), its hash in ``hashes``, its
+    bytes appended to ``store`` from word ``n_words`` on (``first``, ``lengths``).
+    The caller makes room in ``hashes``, ``store``, ``first`` and ``lengths`` for every
+    token being new. Returns ``(slots, n, n_words)``: ``slots`` is a larger table when
+    the old one would have been more than half full. The tokens' bounds are known
+    beforehand, so their hashing and probes do not wait on one another."""
     block = 4096
     for lo in range(0, len(starts), block):
         hi = min(lo + block, len(starts))
-        size = rows.shape[0]
+        size = slots.shape[0]
         while 2 * (n + hi - lo) > size:          # room for every token being new
             size *= 2
-        if size > rows.shape[0]:
-            rows = _rehashed(rows, size)
-        n, n_words = _number_block(words, starts, sizes, stored, lo, hi, ids, rows, store,
-                                   first, lengths, n, n_words, hash_mask)
-    return rows, n, n_words
+        if size > slots.shape[0]:
+            slots = _rehashed(slots, hashes, size)
+        n, n_words = _number_block(words, starts, sizes, stored, lo, hi, ids, slots, hashes,
+                                   store, first, lengths, n, n_words, hash_mask)
+    return slots, n, n_words
 
 
 @njit(cache=True, nogil=True)
@@ -268,7 +298,8 @@ class TokenTable:
         self.hash_mask = hash_mask
         self.n = 0
         self._n_words = 0
-        self._rows = np.zeros((1024, 3), np.uint64)
+        self._slots = np.zeros((1024, 2), np.uint64)  # first word, id + 1 | length << 32
+        self._hashes = np.zeros(1024, np.uint64)       # the hash of each id
         self._store = np.zeros(1024, np.uint64)
         self._first = np.zeros(1024, np.int64)
         self._lengths = np.zeros(1024, np.int64)
@@ -321,14 +352,21 @@ class TokenTable:
 
     def _numbered(self, words, starts, sizes, stored, max_words):
         n_tokens = len(starts)
+        self.check_room(n_tokens)
         self._first = grown(self._first, self.n + n_tokens, keep=self.n)
         self._lengths = grown(self._lengths, self.n + n_tokens, keep=self.n)
         self._store = grown(self._store, self._n_words + max_words, keep=self._n_words)
+        self._hashes = grown(self._hashes, self.n + n_tokens, keep=self.n)
         ids = np.empty(n_tokens, np.int64)
-        self._rows, self.n, self._n_words = _number(
-            words, starts, sizes, stored, ids, self._rows, self._store, self._first,
-            self._lengths, self.n, self._n_words, np.uint64(self.hash_mask))
+        self._slots, self.n, self._n_words = _number(
+            words, starts, sizes, stored, ids, self._slots, self._hashes, self._store,
+            self._first, self._lengths, self.n, self._n_words, np.uint64(self.hash_mask))
         return ids
+
+    def check_room(self, n_new):
+        """Raise if ``n_new`` more tokens could pass the table's ids (2**32 - 2)."""
+        if self.n + n_new >= _MAX_IDS:
+            raise ValueError(f"More than {_MAX_IDS - 1} distinct tokens in one table.")
 
     def strings_of(self, ids):
         """The tokens of ``ids`` (a list) as str."""
