@@ -1,12 +1,13 @@
 """Compiled (numba) loops over the token ids of a chunk: term statistics in one pass.
 
-Imported on first use by :mod:`nlpfeat.text._counting._pair_counts` (importing
+Imported on first use by :mod:`nlpfeat.text._counting._pair_counts` and
+:func:`~nlpfeat.text._counting._vocabulary.remap_columns` (importing
 :mod:`nlpfeat.text` does not import numba); compiled on first call and cached on disk.
 """
 import numpy as np
 from numba import njit
 
-__all__ = ["add_document_frequency"]
+__all__ = ["add_document_frequency", "renumber"]
 
 
 @njit(cache=True, nogil=True)
@@ -23,3 +24,10 @@ def add_document_frequency(ids, lengths, df):
             if t >= 0 and last[t] != d:
                 last[t] = d
                 df[t] += 1
+
+
+@njit(cache=True, nogil=True)
+def renumber(indices, new_of_old):
+    """``indices[k] = new_of_old[indices[k]]`` in place (a matrix's columns renumbered)."""
+    for k in range(len(indices)):
+        indices[k] = new_of_old[indices[k]]

@@ -81,12 +81,13 @@ def chunk_chars(working_memory=None, ngram_range=(1, 1)):
 
 
 @njit(cache=True, nogil=True)
-def _rows(ids, term_of_id, doc_offsets, at):
+def _rows(ids, term_of_id, doc_offsets, at, sort):
     """CSR rows of the documents (tokens ``doc_offsets[d] .. doc_offsets[d + 1] - 1`` of
     ``ids``, token ids whose terms are ``term_of_id``; -1: not counted): each row's
-    distinct terms, increasing, and their counts. A token's row entry is found through
-    its id in ``at`` (-1 for every id on entry and on return; no sort of the tokens);
-    only the row's distinct terms are sorted."""
+    distinct terms and their counts. A token's row entry is found through its id in
+    ``at`` (-1 for every id on entry and on return; no sort of the tokens); with
+    ``sort`` the row's distinct terms are sorted (else in order of appearance: a
+    learning pass renumbers and sorts its columns at the end)."""
     n_docs = len(doc_offsets) - 1
     indices = np.empty(len(ids), np.intc)
     counts = np.empty(len(ids), np.intc)
@@ -110,11 +111,16 @@ def _rows(ids, term_of_id, doc_offsets, at):
                 row_terms[m] = term
                 row_counts[m] = 1
                 m += 1
-        order = np.argsort(row_terms[:m])
-        for j in range(m):
-            e = order[j]
-            indices[k + j] = row_terms[e]
-            counts[k + j] = row_counts[e]
+        if sort:
+            order = np.argsort(row_terms[:m])
+            for j in range(m):
+                e = order[j]
+                indices[k + j] = row_terms[e]
+                counts[k + j] = row_counts[e]
+        else:
+            for j in range(m):
+                indices[k + j] = row_terms[j]
+                counts[k + j] = row_counts[j]
         for t in range(doc_offsets[d], doc_offsets[d + 1]):   # reset the entries used
             at[ids[t]] = -1
         row_nnz[d] = m
@@ -129,6 +135,7 @@ class _Pass:
         self.vocabulary, self.learn, self.options = vocabulary, learn, options
         self.analyze, self.start = analyze, start
         self.table = TokenTable()
+        self.exact = learn and not vocabulary       # see _terms
         self.term_of_token = np.empty(1024, np.int64)
         self.at = np.full(0, -1, np.int64)      # _rows's entry of each token id
         self.ngrams = None if tuple(options.ngram_range) == (1, 1) else _Ngrams(options)
@@ -163,7 +170,8 @@ class _Pass:
         self._term_of_new(n_before)
         if len(self.at) < self.table.n:
             self.at = np.full(max(self.table.n, len(self.at) * 3 // 2), -1, np.int64)
-        return _counted(start, numbered[0], self.term_of_token, numbered[1], self.at)
+        return _counted(start, numbered[0], self.term_of_token, numbered[1], self.at,
+                        sort=not self.learn)
 
     def terms_of(self, local_table):
         """The term id of each distinct token of a chunk's table (in chunk order)."""
@@ -184,14 +192,22 @@ class _Pass:
         """The tokens numbered in the pass's table from ``n_before`` on, lowered."""
         new = self.table.strings(n_before, self.table.n)
         if self.options.lower_tokens:               # tokens with non-ASCII letters raw
-            new = SEP.join(new).lower().split(SEP)
+            joined = SEP.join(new)
+            if not joined.isascii():                # (ASCII ones were lowered by the scan)
+                lowered = joined.lower().split(SEP)
+                self.exact = self.exact and lowered == new
+                new = lowered
         return new
 
-    def _terms(self, new, stop_words):
+    def _terms(self, new, stop_words, ngrams=False):
         """The term ids of the features ``new`` (str, first seen in this chunk), added to
-        a growing vocabulary; -1: a stop word, or a feature outside a fixed vocabulary."""
+        a growing vocabulary; -1: a stop word, or a feature outside a fixed vocabulary.
+        While the pass is ``exact`` (its terms, tokens first seen in a fresh vocabulary,
+        are their tokens' bytes: nothing but ASCII letters lowered), new tokens are new
+        distinct terms: added without checking."""
         vocabulary = self.vocabulary
-        terms = _fresh_terms(vocabulary, new) if self.learn and not stop_words else None
+        terms = (_fresh_terms(vocabulary, new, self.exact and not ngrams)
+                 if self.learn and not stop_words else None)
         if terms is not None:
             return terms
         if self.learn:
@@ -265,26 +281,27 @@ class _Ngrams:
             new = ngram_strings(self.words, buffer.view(np.int32), starts[at] // 4,
                                 (ends[at] - starts[at]) // 4)
             self.term_of_ngram = grown(self.term_of_ngram, self.table.n, keep=n_before)
-            self.term_of_ngram[n_before:self.table.n] = state._terms(new, None)
+            self.term_of_ngram[n_before:self.table.n] = state._terms(new, None, ngrams=True)
         return ngram_ids, self.term_of_ngram, ngram_offsets
 
 
-def _fresh_terms(vocabulary, new):
+def _fresh_terms(vocabulary, new, distinct=False):
     """The ids of the tokens ``new`` added to the growing ``vocabulary`` at once when none
-    is in it yet and they are distinct (the usual case: a new token is a new term), else
-    None (nothing added: each is looked up in turn)."""
-    if len(dict.fromkeys(new)) != len(new) or not vocabulary.keys().isdisjoint(new):
+    is in it yet and they are distinct (the usual case: a new token is a new term; known
+    when ``distinct``), else None (nothing added: each is looked up in turn)."""
+    if not distinct and (len(dict.fromkeys(new)) != len(new)
+                         or not vocabulary.keys().isdisjoint(new)):
         return None
     n = len(vocabulary)
     vocabulary.update(zip(new, range(n, n + len(new))))
     return np.arange(n, n + len(new))
 
 
-def _counted(start, ids, term_of_id, doc_offsets, at=None):
+def _counted(start, ids, term_of_id, doc_offsets, at=None, sort=True):
     if at is None:
         at = np.full(len(term_of_id), -1, np.int64)
-    indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets, at)
-    return [CountChunk(start, indices, counts, row_nnz)]
+    indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets, at, sort)
+    return [CountChunk(start, indices, counts, row_nnz, sort)]
 
 
 def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memory=None,

@@ -144,14 +144,16 @@ class CountChunk(NamedTuple):
     """Counts of consecutive documents: CSR rows without the shape.
 
     ``start`` is the index of the first document in the corpus; ``indices`` and
-    ``counts`` hold each row's (term id, count) pairs, terms increasing, no duplicates;
-    ``row_nnz`` the number of pairs of each row.
+    ``counts`` hold each row's (term id, count) pairs, no duplicates, terms increasing
+    unless ``sorted_rows`` is False (a learning pass whose columns are renumbered and
+    sorted at the end anyway); ``row_nnz`` the number of pairs of each row.
     """
 
     start: int
     indices: np.ndarray
     counts: np.ndarray
     row_nnz: np.ndarray
+    sorted_rows: bool = True
 
     @property
     def n_documents(self):
@@ -162,7 +164,7 @@ class CountChunk(NamedTuple):
         indptr = np.concatenate(([0], np.cumsum(self.row_nnz, dtype=np.int64)))
         X = sp.csr_matrix((self.counts.astype(dtype, copy=False), self.indices, indptr),
                           shape=(self.row_nnz.size, n_terms))
-        X.has_sorted_indices = True
+        X.has_sorted_indices = self.sorted_rows
         return X
 
 
@@ -294,6 +296,7 @@ class CsrBuilder:
         self.data = np.empty(0, dtype=dtype)
         self.nnz = 0
         self.row_nnz = []
+        self.sorted_rows = True
 
     def append(self, chunk):
         end = self.nnz + chunk.indices.size
@@ -305,6 +308,7 @@ class CsrBuilder:
         self.data[self.nnz : end] = chunk.counts
         self.nnz = end
         self.row_nnz.append(chunk.row_nnz)
+        self.sorted_rows &= chunk.sorted_rows
 
     def to_csr(self, n_terms):
         indptr = np.concatenate([[0]] + self.row_nnz).cumsum(dtype=np.int64)
@@ -312,7 +316,7 @@ class CsrBuilder:
         indices, data = _resized(self.indices, self.nnz), _resized(self.data, self.nnz)
         self.indices = self.data = None
         X = sp.csr_matrix((data, indices, indptr), shape=(indptr.size - 1, n_terms), copy=False)
-        X.has_sorted_indices = True
+        X.has_sorted_indices = self.sorted_rows
         return X
 
 
@@ -352,8 +356,13 @@ def remap_columns(X, new_of_old, n_columns, *, block=1 << 20):
     indices, data, indptr = X.indices, X.data, X.indptr
     nnz = int(indptr[-1])
     if (new_of_old >= 0).all():
-        for s in range(0, nnz, block):
-            indices[s : s + block] = new_of_old[indices[s : s + block]]
+        if indices.dtype == np.intc:     # in place, compiled: no temporary of the entries
+            from nlpfeat.text._counting._term_loops import renumber
+
+            renumber(indices[:nnz], new_of_old.astype(np.intp, copy=False))
+        else:
+            for s in range(0, nnz, block):
+                indices[s : s + block] = new_of_old[indices[s : s + block]]
         return _sorted_csr(data, indices, indptr, n_columns)
     new_indptr = np.empty_like(indptr)
     written, assigned = 0, 0

@@ -244,6 +244,8 @@ class CountingVectorizerMixin(TextOptions):
             X.data.fill(1)
         if new_of_old is not None:
             X = remap_columns(X, new_of_old, len(self.vocabulary_))
+        elif not X.has_sorted_indices:       # rows of a learning pass, columns unmoved
+            X.sort_indices()
         return X
 
     def _new_term_counts(self):
