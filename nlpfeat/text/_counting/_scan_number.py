@@ -15,20 +15,24 @@ import numpy as np
 from numba import njit
 
 from nlpfeat.text._counting._compiled_tokens import _class_at
-from nlpfeat.text._counting._token_table import (_MAX_LENGTH, _find, _hash, _insert,
-                                                 _rehashed)
+from nlpfeat.text._counting._token_table import (_ID_BITS, _ID_MASK, _MAX_LENGTH, _find,
+                                                 _hash, _insert, _rehashed)
 
 __all__ = ["number_text"]
 
 #: New tokens the table makes room for before each resumption of the loop.
 _BLOCK = 4096
 _BATCH = 256     # tokens found, then numbered
+#: Entries of the small direct-mapped cache of recent short tokens (16 KiB: in the
+#: first level of cache, where the frequent tokens are found without a probe of the table).
+_CACHE = 1024
+_CACHE_MASK = np.uint64(_CACHE - 1)
 _STATE = 6       # doc, pos, tokens, n, n_words, words the next new token needs
 
 
 @njit(cache=True, nogil=True)
 def _scan_block(words, buffer, doc_bytes, lower, classes, state, ids, doc_offsets, slots,
-                hashes, store, first, lengths, hash_mask, max_n):
+                store, first, lengths, hash_mask, max_n):
     """Scan from ``state`` on, numbering tokens, until the documents end (True) or a batch
     of new tokens could pass ``max_n`` tokens or the end of ``store`` (False, ``state`` at
     the batch's start, ``state[5]`` the words the batch may need).
@@ -41,6 +45,7 @@ def _scan_block(words, buffer, doc_bytes, lower, classes, state, ids, doc_offset
     at = np.empty(_BATCH, np.int64)
     size = np.empty(_BATCH, np.int64)
     lowered = np.empty(_BATCH, np.bool_)
+    cache = np.zeros((_CACHE, 2), np.uint64)          # recent short tokens: word, id
     while d < n_docs:
         d0, pos0 = d, pos
         m = 0
@@ -88,12 +93,21 @@ def _scan_block(words, buffer, doc_bytes, lower, classes, state, ids, doc_offset
         for t in range(m):                           # the batch numbered
             s, length, low = at[t], size[t], lowered[t]
             h, w = _hash(words, s, length, low, hash_mask)
+            c = h & _CACHE_MASK
+            meta = np.uint64(length) << _ID_BITS
+            e = cache[c, 1]
+            if length <= 8 and cache[c, 0] == w and (e & ~_ID_MASK) == meta:
+                ids[k + t] = np.int64(e & _ID_MASK)
+                continue
             found, slot = _find(words, s, length, low, h, w, slots, store, first)
             if found < 0:
                 found = n
-                n_words = _insert(words, s, length, low, h, w, slot, slots, hashes, store,
-                                  first, lengths, n, n_words)
+                n_words = _insert(words, s, length, low, w, slot, slots, store, first,
+                                  lengths, n, n_words)
                 n += 1
+            if length <= 8:
+                cache[c, 0] = w
+                cache[c, 1] = meta | np.uint64(found)
             ids[k + t] = found
         k += m
     doc_offsets[n_docs] = k
@@ -109,8 +123,8 @@ def _grown_copy(array, size, keep):
 
 
 @njit(cache=True, nogil=True)
-def _scan_number(words, buffer, doc_bytes, lower, classes, ids, doc_offsets, slots, hashes,
-                 store, first, lengths, n, n_words, hash_mask):
+def _scan_number(words, buffer, doc_bytes, lower, classes, ids, doc_offsets, slots, store,
+                 first, lengths, n, n_words, hash_mask):
     """:func:`_scan_block` resumed until the documents end, the table grown between
     (slots at most half full, room for :data:`_BLOCK` new tokens and their words)."""
     state = np.zeros(_STATE, np.int64)
@@ -122,18 +136,17 @@ def _scan_number(words, buffer, doc_bytes, lower, classes, ids, doc_offsets, slo
         while 2 * (n + _BLOCK) > size:
             size *= 2
         if size > slots.shape[0]:
-            slots = _rehashed(slots, hashes, size)
+            slots = _rehashed(slots, store, first, hash_mask, size)
         if len(first) < n + _BLOCK:
             size = max(n + _BLOCK, len(first) * 3 // 2)
             first = _grown_copy(first, size, n)
             lengths = _grown_copy(lengths, size, n)
-            hashes = _grown_copy(hashes, size, n)
         if len(store) < n_words + state[5] + _BLOCK:
             store = _grown_copy(store, max(n_words + state[5] + _BLOCK, len(store) * 3 // 2),
                                 n_words)
         if _scan_block(words, buffer, doc_bytes, lower, classes, state, ids, doc_offsets,
-                       slots, hashes, store, first, lengths, hash_mask, n + _BLOCK):
-            return slots, hashes, store, first, lengths, state[2], state[3], state[4]
+                       slots, store, first, lengths, hash_mask, n + _BLOCK):
+            return slots, store, first, lengths, state[2], state[3], state[4]
 
 
 def number_text(table, buffer, doc_bytes, lower, classes):
@@ -161,9 +174,9 @@ def number_text(table, buffer, doc_bytes, lower, classes):
     ids = np.empty(len(buffer) // 2 + 1, np.int64)
     doc_offsets = np.empty(len(doc_bytes), np.int64)
     table.check_room(len(ids))
-    (table._slots, table._hashes, table._store, table._first, table._lengths, n_tokens,
+    (table._slots, table._store, table._first, table._lengths, n_tokens,
      table.n, table._n_words) = _scan_number(buffer.base, buffer, doc_bytes, lower, classes,
-                                             ids, doc_offsets, table._slots, table._hashes,
+                                             ids, doc_offsets, table._slots,
                                              table._store, table._first, table._lengths,
                                              table.n, table._n_words,
                                              np.uint64(table.hash_mask))

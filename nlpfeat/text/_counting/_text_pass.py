@@ -137,7 +137,7 @@ class _Pass:
         self.table = TokenTable()
         self.exact = learn and not vocabulary       # see _terms
         self.term_of_token = np.empty(1024, np.int64)
-        self.at = np.full(0, -1, np.int64)      # _rows's entry of each token id
+        self.at = np.full(0, -1, np.intc)       # _rows's entry of each token id
         self.ngrams = None if tuple(options.ngram_range) == (1, 1) else _Ngrams(options)
 
     def local(self, docs):
@@ -169,7 +169,7 @@ class _Pass:
             return _counted(start, *self.counting(table, ids, doc_offsets))
         self._term_of_new(n_before)
         if len(self.at) < self.table.n:
-            self.at = np.full(max(self.table.n, len(self.at) * 3 // 2), -1, np.int64)
+            self.at = np.full(max(self.table.n, len(self.at) * 3 // 2), -1, np.intc)
         return _counted(start, numbered[0], self.term_of_token, numbered[1], self.at,
                         sort=not self.learn)
 
@@ -299,7 +299,7 @@ def _fresh_terms(vocabulary, new, distinct=False):
 
 def _counted(start, ids, term_of_id, doc_offsets, at=None, sort=True):
     if at is None:
-        at = np.full(len(term_of_id), -1, np.int64)
+        at = np.full(len(term_of_id), -1, np.intc)
     indices, counts, row_nnz = _rows(ids, term_of_id, doc_offsets, at, sort)
     return [CountChunk(start, indices, counts, row_nnz, sort)]
 

@@ -10,7 +10,7 @@ from chunk to chunk. A chunk's tokens are joined by ``"\\x00"`` (which no token 
 the chunk is checked) and encoded once; numpy finds the zero bytes that end the tokens,
 then one compiled pass reads each token eight bytes at a time, hashes it and looks it up
 in an open-addressing table whose entries hold the token's first eight bytes, its
-length and its id (16 bytes: the hash itself is kept apart, for growing the table). A
+length and its id (16 bytes; a grown table hashes the tokens again from the store). A
 token of at most eight bytes is its first word (zero-padded; no token holds a zero
 byte), so an entry that matches on word and length is that token: no second memory
 access. A longer token is
@@ -89,23 +89,6 @@ def _lowered(v):
     return v | (upper >> np.uint64(2))
 
 
-@njit(cache=True, nogil=True)
-def _rehashed(slots, hashes, size):
-    """The entries of ``slots`` placed in a table of ``size`` entries (a power of two) by
-    the tokens' hashes ``hashes`` (indexed by id)."""
-    out = np.zeros((size, 2), np.uint64)
-    mask = np.uint64(size - 1)
-    for r in range(slots.shape[0]):
-        e = slots[r, 1]
-        if e != _U0:
-            slot = hashes[np.int64(e & _ID_MASK) - 1] & mask
-            while out[slot, 1] != _U0:
-                slot = (slot + _U1) & mask
-            out[slot, 0] = slots[r, 0]
-            out[slot, 1] = e
-    return out
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _read(words, pos, left, lower):
     """The word of a token at byte ``pos`` with ``left`` bytes of it left (the bytes past
@@ -122,6 +105,25 @@ def _hash(words, pos, length, lower, hash_mask):
     for j in range(1, (length + 7) >> 3):       # a long token: the rest, a word at a time
         h = _mixed(h ^ _read(words, pos + 8 * j, length - 8 * j, lower))
     return h & hash_mask, w
+
+
+@njit(cache=True, nogil=True)
+def _rehashed(slots, store, first, hash_mask, size):
+    """The entries of ``slots`` placed in a table of ``size`` entries (a power of two),
+    each token's hash computed again from its bytes in ``store`` (no hash is kept)."""
+    out = np.zeros((size, 2), np.uint64)
+    mask = np.uint64(size - 1)
+    for r in range(slots.shape[0]):
+        e = slots[r, 1]
+        if e != _U0:
+            i = np.int64(e & _ID_MASK) - 1
+            h, _ = _hash(store, first[i] * 8, np.int64(e >> _ID_BITS), False, hash_mask)
+            slot = h & mask
+            while out[slot, 1] != _U0:
+                slot = (slot + _U1) & mask
+            out[slot, 0] = slots[r, 0]
+            out[slot, 1] = e
+    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -153,13 +155,11 @@ def _find(words, pos, length, lower, h, w, slots, store, first):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _insert(words, pos, length, lower, h, w, slot, slots, hashes, store, first, lengths, n,
-            n_words):
+def _insert(words, pos, length, lower, w, slot, slots, store, first, lengths, n, n_words):
     """Number the new token at byte ``pos`` ``n`` (its slot ``slot``); returns the words
     of ``store`` used."""
     slots[slot, 0] = w
     slots[slot, 1] = (np.uint64(length) << _ID_BITS) | np.uint64(n + 1)
-    hashes[n] = h
     first[n] = n_words
     lengths[n] = length
     for j in range((length + 7) >> 3):
@@ -169,8 +169,8 @@ def _insert(words, pos, length, lower, h, w, slot, slots, hashes, store, first, 
 
 
 @njit(cache=True, nogil=True)
-def _number_block(words, starts, sizes, stored, lo, hi, ids, slots, hashes, store, first,
-                  lengths, n, n_words, hash_mask):
+def _number_block(words, starts, sizes, stored, lo, hi, ids, slots, store, first, lengths,
+                  n, n_words, hash_mask):
     """Tokens ``lo .. hi - 1`` of :func:`_number` into a table with room for all of them:
     no rehash inside (a loop that may replace its table ran 1.7 times slower on known
     tokens). Returns ``(n, n_words)``."""
@@ -181,22 +181,22 @@ def _number_block(words, starts, sizes, stored, lo, hi, ids, slots, hashes, stor
         found, slot = _find(words, pos, length, stored, h, w, slots, store, first)
         if found < 0:                            # a new token
             found = n
-            n_words = _insert(words, pos, length, stored, h, w, slot, slots, hashes, store,
-                              first, lengths, n, n_words)
+            n_words = _insert(words, pos, length, stored, w, slot, slots, store, first,
+                              lengths, n, n_words)
             n += 1
         ids[t] = found
     return n, n_words
 
 
 @njit(cache=True, nogil=True)
-def _number(words, starts, sizes, stored, ids, slots, hashes, store, first, lengths, n,
-            n_words, hash_mask):
+def _number(words, starts, sizes, stored, ids, slots, store, first, lengths, n, n_words,
+            hash_mask):
     """Ids of the tokens of ``words`` into ``ids``: token ``t`` is the ``sizes[t]`` bytes
     from byte ``starts[t]`` (the zero-separated tokens of a chunk, spans of a buffer or
     another table's store), with ``stored`` its ASCII letters lowercased. A known token
-    gets its id, a new one the next (``n``, ``n + 1``, ...), its hash in ``hashes``, its
+    gets its id, a new one the next (``n``, ``n + 1``, ...), its
     bytes appended to ``store`` from word ``n_words`` on (``first``, ``lengths``).
-    The caller makes room in ``hashes``, ``store``, ``first`` and ``lengths`` for every
+    The caller makes room in ``store``, ``first`` and ``lengths`` for every
     token being new. Returns ``(slots, n, n_words)``: ``slots`` is a larger table when
     the old one would have been more than half full. The tokens' bounds are known
     beforehand, so their hashing and probes do not wait on one another."""
@@ -207,9 +207,9 @@ def _number(words, starts, sizes, stored, ids, slots, hashes, store, first, leng
         while 2 * (n + hi - lo) > size:          # room for every token being new
             size *= 2
         if size > slots.shape[0]:
-            slots = _rehashed(slots, hashes, size)
-        n, n_words = _number_block(words, starts, sizes, stored, lo, hi, ids, slots, hashes,
-                                   store, first, lengths, n, n_words, hash_mask)
+            slots = _rehashed(slots, store, first, hash_mask, size)
+        n, n_words = _number_block(words, starts, sizes, stored, lo, hi, ids, slots, store,
+                                   first, lengths, n, n_words, hash_mask)
     return slots, n, n_words
 
 
@@ -299,7 +299,6 @@ class TokenTable:
         self.n = 0
         self._n_words = 0
         self._slots = np.zeros((1024, 2), np.uint64)  # first word, id + 1 | length << 32
-        self._hashes = np.zeros(1024, np.uint64)       # the hash of each id
         self._store = np.zeros(1024, np.uint64)
         self._first = np.zeros(1024, np.int64)
         self._lengths = np.zeros(1024, np.int64)
@@ -356,10 +355,9 @@ class TokenTable:
         self._first = grown(self._first, self.n + n_tokens, keep=self.n)
         self._lengths = grown(self._lengths, self.n + n_tokens, keep=self.n)
         self._store = grown(self._store, self._n_words + max_words, keep=self._n_words)
-        self._hashes = grown(self._hashes, self.n + n_tokens, keep=self.n)
         ids = np.empty(n_tokens, np.int64)
         self._slots, self.n, self._n_words = _number(
-            words, starts, sizes, stored, ids, self._slots, self._hashes, self._store,
+            words, starts, sizes, stored, ids, self._slots, self._store,
             self._first, self._lengths, self.n, self._n_words, np.uint64(self.hash_mask))
         return ids
 

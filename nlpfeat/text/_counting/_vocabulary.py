@@ -434,10 +434,7 @@ def terms_in_column_order(vocabulary):
     columns = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(terms))
     if np.array_equal(columns, np.arange(len(terms))):
         return terms
-    ordered = [None] * len(terms)
-    for term, column in vocabulary.items():
-        ordered[column] = term
-    return ordered
+    return list(map(terms.__getitem__, np.argsort(columns, kind="stable").tolist()))
 
 
 def document_frequency(X):

@@ -312,8 +312,13 @@ class CountingVectorizerMixin(TextOptions):
                 raise
             keep = np.zeros(len(terms), dtype=bool)
         kept = np.flatnonzero(keep)
-        kept_terms = terms if kept.size == len(terms) else [terms[i] for i in kept.tolist()]
-        self.vocabulary_ = dict(zip(kept_terms, range(kept.size)))
+        if kept.size == len(terms):
+            # the statistics' vocabulary copied (one allocation, no growth) and renumbered
+            # in place: terms in order of first appearance, as scikit-learn's
+            self.vocabulary_ = dict(counts.vocabulary)
+            self.vocabulary_.update(zip(terms, range(kept.size)))
+        else:
+            self.vocabulary_ = dict(zip([terms[i] for i in kept.tolist()], range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
         new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
         new_of_old[ids[kept]] = np.arange(kept.size)
