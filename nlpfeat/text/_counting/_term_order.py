@@ -1,8 +1,8 @@
 """The sorted order of a vocabulary's terms without a Python comparison per pair.
 
 Python orders str by code point, which is the byte order of their UTF-8 encodings, so
-the terms are sorted by their first eight UTF-8 bytes as one big-endian integer (one
-numpy sort; a term shorter than eight bytes is zero-padded, and no term holds U+0000, so
+the terms are sorted by their first eight UTF-8 bytes as one big-endian integer (made
+by one compiled pass over the joined terms, then one numpy sort; a term shorter than eight bytes is zero-padded, and no term holds U+0000, so
 it sorts before its extensions); only terms sharing those eight bytes are then ordered
 by Python. Terms that are not all str, hold U+0000 or a lone surrogate are sorted by
 Python alone.
@@ -27,23 +27,13 @@ def term_order(terms):
     except (TypeError, UnicodeEncodeError):
         data = None
     if data is not None and n:
-        buffer = np.frombuffer(data, np.uint8)
-        ends = np.flatnonzero(buffer == 0)
-        if ends.size != n - 1:
-            data = None
+        from nlpfeat.text._counting._term_loops import prefix_keys   # numba: on use
+
+        key = np.empty(n, np.uint64)
+        if prefix_keys(np.frombuffer(data, np.uint8), key) != n:
+            data = None                         # a term holds U+0000
     if data is None or not n:
         return np.array(sorted(range(n), key=terms.__getitem__), dtype=np.intp)
-    starts = np.empty(n, np.int64)
-    starts[0], starts[1:] = 0, ends + 1
-    padded = np.zeros(len(data) + 8, np.uint8)
-    padded[:len(data)] = buffer
-    padded[len(data)] = 0
-    key = np.zeros(n, np.uint64)
-    lengths = np.diff(np.append(starts, len(data) + 1)) - 1
-    for k in range(8):                          # byte k of every term, zero past its end
-        byte = padded[starts + k].astype(np.uint64)
-        byte[lengths <= k] = 0
-        key |= byte << np.uint64(8 * (7 - k))
     order = np.argsort(key, kind="stable")
     sorted_key = key[order]
     tied = np.flatnonzero(sorted_key[1:] == sorted_key[:-1])

@@ -315,8 +315,10 @@ class CountingVectorizerMixin(TextOptions):
         if kept.size == len(terms):
             # the statistics' vocabulary copied (one allocation, no growth) and renumbered
             # in place: terms in order of first appearance, as scikit-learn's
+            # (the statistics' ids 0 .. n - 1 are the same int objects: shared, not made)
             self.vocabulary_ = dict(counts.vocabulary)
-            self.vocabulary_.update(zip(terms, range(kept.size)))
+            ints = list(counts.vocabulary.values())
+            self.vocabulary_.update(zip(terms, ints if _is_range(ints) else range(kept.size)))
         else:
             self.vocabulary_ = dict(zip([terms[i] for i in kept.tolist()], range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
@@ -474,6 +476,11 @@ class CountingVectorizerMixin(TextOptions):
             return np.split(terms[X.indices], X.indptr[1:-1])
         rows, columns = np.nonzero(X)
         return np.split(terms[columns], np.searchsorted(rows, np.arange(1, X.shape[0])))
+
+
+def _is_range(ints):
+    """Whether the list ``ints`` is ``0, 1, ..., len(ints) - 1``."""
+    return np.array_equal(np.fromiter(ints, np.int64, len(ints)), np.arange(len(ints)))
 
 
 def finish_counts(counts, *, norm, dtype):
