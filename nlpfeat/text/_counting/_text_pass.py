@@ -7,8 +7,13 @@ n-grams):
 it yields the same :class:`~nlpfeat.text._counting._vocabulary.CountChunk` s, in the ids of
 the same vocabulary, without a Python object per token.
 
-A chunk is tokenized (:func:`~._compiled_tokens.token_spans`) and its tokens numbered in a
-table of the chunk's own (:class:`~._token_table.TokenTable`); then, in chunk order, the
+On one thread (no n-grams) a chunk's tokens are found and numbered straight in the
+pass's table by one fused compiled scan (:func:`~._scan_number.number_text`), the new
+tokens made ``str`` once and looked up as below, and the rows counted without sorting
+them when the vocabulary is learned (the columns are renumbered and sorted at the end).
+Otherwise a chunk is tokenized (:func:`~._compiled_tokens.token_spans`) and its tokens
+numbered in a table of the chunk's own (:class:`~._token_table.TokenTable`); then, in
+chunk order, the
 chunk's distinct tokens are numbered in the pass's table, and the tokens new there (few:
 a corpus has far fewer types than tokens) become ``str`` once, to be looked up in the
 vocabulary (new terms are added as :func:`count_chunks` adds them; stop words and terms
