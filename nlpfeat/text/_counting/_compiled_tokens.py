@@ -144,6 +144,29 @@ def _class_at(buffer, pos, classes):
     return classes[cp], width
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _run_end(buffer, pos, end, classes, low):
+    """``(end, n_chars)`` of the rest of a run of word characters from byte ``pos`` (before
+    ``end``), with ``low`` its ASCII capitals lowered in place. Its ASCII bytes need one
+    test each."""
+    n_chars = 0
+    while pos < end:
+        b = buffer[pos]
+        if b < 0x80:
+            if classes[b] != 1:
+                break
+            if low and 65 <= b <= 90:
+                buffer[pos] = b + 32
+            pos += 1
+        else:
+            c, width = _class_at(buffer, pos, classes)
+            if c != 1:
+                break
+            pos += width
+        n_chars += 1
+    return pos, n_chars
+
+
 @njit(cache=True, nogil=True)
 def _scan(buffer, doc_bytes, lower, classes, starts, ends, doc_offsets):
     """The tokens of each document ``d`` (bytes ``doc_bytes[d] .. doc_bytes[d + 1] - 1`` of
@@ -171,21 +194,8 @@ def _scan(buffer, doc_bytes, lower, classes, starts, ends, doc_offsets):
                 run_chars = 1
                 if low and 65 <= buffer[pos] <= 90:
                     buffer[pos] += 32
-                pos += width
-                while pos < end:                     # the rest of the run
-                    b = buffer[pos]
-                    if b < 0x80:
-                        if classes[b] != 1:
-                            break
-                        if low and 65 <= b <= 90:
-                            buffer[pos] = b + 32
-                        pos += 1
-                    else:
-                        c, width = _class_at(buffer, pos, classes)
-                        if c != 1:
-                            break
-                        pos += width
-                    run_chars += 1
+                pos, rest = _run_end(buffer, pos + width, end, classes, low)
+                run_chars += rest
                 if run_chars >= 2:
                     starts[n_tokens] = run_start
                     ends[n_tokens] = pos

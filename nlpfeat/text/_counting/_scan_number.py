@@ -14,7 +14,7 @@ Imported on first use (numba); compiled on first call and cached on disk.
 import numpy as np
 from numba import njit
 
-from nlpfeat.text._counting._compiled_tokens import _class_at
+from nlpfeat.text._counting._compiled_tokens import _class_at, _run_end
 from nlpfeat.text._counting._token_table import (_ID_BITS, _ID_MASK, _MAX_LENGTH, _find,
                                                  _hash, _insert, _rehashed)
 
@@ -60,20 +60,8 @@ def _scan_block(words, buffer, doc_bytes, lower, classes, state, ids, doc_offset
                 s = pos
                 pos += width
                 if c == 1:
-                    run_chars = 1
-                    while pos < end:                 # the rest of the run
-                        b = buffer[pos]
-                        if b < 0x80:
-                            if classes[b] != 1:
-                                break
-                            pos += 1
-                        else:
-                            c, width = _class_at(buffer, pos, classes)
-                            if c != 1:
-                                break
-                            pos += width
-                        run_chars += 1
-                    if run_chars < 2:
+                    pos, rest = _run_end(buffer, pos, end, classes, False)
+                    if rest < 1:                     # a run of one character
                         continue
                 elif c != 2:                         # 2: an ideograph, a token alone
                     continue
