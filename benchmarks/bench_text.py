@@ -24,6 +24,8 @@ corpus and ``bench_scale.py``'s Zipf corpus (``--zipf-tokens``): ``BagOfWords()`
 ``--text-pass --ngrams`` times ``BagOfWords(ngram_range=(1, 2))`` (word n-grams from id
 sequences on the pass) vs ``CountVectorizer(ngram_range=(1, 2))`` and vs the Python path,
 on the Wikipedia sample and Lee's background corpus, the same way.
+``--text-pass --stages`` prints where ``BagOfWords()`` / ``TfidfVectorizer()`` spend their
+CPU on the three inputs: cProfile's internal time, best of 3, grouped by stage.
 """
 import argparse
 import gc
@@ -232,6 +234,65 @@ def run_ngrams(repeat, ngram_range=(1, 2)):
         bow_in_turn(docs, mb, repeat, ngram_range=ngram_range)
 
 
+#: Stages of the text pass and the names (cProfile's ``file:line(function)``) in them.
+STAGES = [
+    ("encode", ("_encoded", "'encode'", "_padded_buffer", "'join' of 'str'", "isascii")),
+    ("lowering check", ("_holding", "lowered_whole", "'lower'")),
+    ("scan + numbering", ("_scan_number", "_scan", "_number", "add_spans", "add_table",
+                          "token_spans", "_scanned")),
+    ("new types (str, vocabulary)", ("_new_tokens", "_terms", "_fresh_terms", "strings",
+                                     "_gather_ids", "'update'", "isdisjoint", "fromkeys",
+                                     "'split'", "'decode'", "_term_of_new", "terms_of",
+                                     "grown")),
+    ("counting (rows)", ("_rows", "_counted")),
+    ("statistics (TermCounts.add)", ("_term_counts.py:118", "bincount")),
+    ("CSR build", ("CsrBuilder", "_resized", "'resize'", "append", "to_csr")),
+    ("vocabulary / sort", ("sorted_terms", "term_order", "terms_by_id", "_learn_vocabulary",
+                           "prefix_keys", "argsort", "_is_range")),
+    ("min_df/max_df pruning", ("prune_mask", "check_df_bounds")),
+    ("column reorder", ("remap_columns", "renumber", "csr_sort_indices", "_sorted_csr",
+                        "sort_indices")),
+    ("Tfidf weights + transform", ("_tfidf.py", "normalize_rows", "_schemes.py",
+                                   "_fit_weights")),
+]
+
+
+def stage_times(fn, repeat=3):
+    """``(total, {stage: seconds})`` of the least total of ``repeat`` profiled calls."""
+    import cProfile
+    import pstats
+
+    best = None
+    for _ in range(repeat):
+        profiler = cProfile.Profile()
+        profiler.enable()
+        fn()
+        profiler.disable()
+        stats = pstats.Stats(profiler).stats
+        sums = {}
+        for (path, line, name), row in stats.items():
+            key = f"{path}:{line}({name})"
+            stage = next((s for s, names in STAGES if any(n in key for n in names)), "other")
+            sums[stage] = sums.get(stage, 0.0) + row[2]
+        total = sum(sums.values())
+        if best is None or total < best[0]:
+            best = (total, sums)
+    return best
+
+
+def run_stages(zipf_tokens):
+    BagOfWords().fit_transform(["warm up é"])
+    TfidfVectorizer().fit_transform(["warm up é"])
+    for name, docs in text_pass_inputs(zipf_tokens):
+        for cls in (BagOfWords, TfidfVectorizer):
+            cls().fit_transform(docs)
+            total, sums = stage_times(lambda: cls().fit_transform(docs))
+            parts = ", ".join(f"{s} {sums[s] * 1e3:.0f}" for s, _ in STAGES + [("other", ())]
+                              if sums.get(s, 0) >= 5e-4)
+            print(f"{name} | {cls.__name__} | total {total * 1e3:.0f} ms | {parts}",
+                  flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=10, help="copies of the Wikipedia sample")
@@ -245,7 +306,13 @@ def main(argv=None):
                         help="tokens of the Zipf corpus of --text-pass")
     parser.add_argument("--ngrams", action="store_true",
                         help="with --text-pass: word bigrams (ngram_range=(1, 2)) instead")
+    parser.add_argument("--stages", action="store_true",
+                        help="with --text-pass: CPU per stage (cProfile) instead")
     args = parser.parse_args(argv)
+    if args.text_pass and args.stages:
+        with threadpool_limits(1):
+            run_stages(args.zipf_tokens)
+        return
     if args.text_pass and args.ngrams:
         with threadpool_limits(1):
             run_ngrams(max(args.repeat, 3))
