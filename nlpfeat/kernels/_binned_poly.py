@@ -132,9 +132,9 @@ class PolySums:
         self.colmax = np.abs(cols).max(axis=0)
         self.scale = scale
         self.zmax = float(np.abs(Z).max(initial=0.0))
-        (_, self.start, self.Zs, self.Vs, self.seg_lo, self.seg_hi, self.ctr, self.P,
+        (_, self.start, self.R, self.seg_lo, self.seg_hi, self.ctr, self.P,
          self.xb) = build(Z, cols, self.c, self.ns, SEGMENT, self.mono)
-        self.zl = np.ascontiguousarray(self.Zs[:, -1])
+        self.zl = np.ascontiguousarray(self.R[:, d - 1])
 
     def _scaled(self, X):
         return np.ascontiguousarray((X - self.lo) / self.h)
@@ -148,7 +148,7 @@ class PolySums:
         keys = (Z[:, -1],) + tuple(np.floor(Z[:, j] / self.c[j]) for j in range(Z.shape[1] - 2,
                                                                                  -1, -1))
         order = np.lexsort(keys)
-        S, E = query(Z[order], self.Zs, self.zl, self.Vs, self.start, self.seg_lo, self.seg_hi,
+        S, E = query(Z[order], self.R, self.zl, self.start, self.seg_lo, self.seg_hi,
                      self.ctr, self.P, self.xb, self.c, self.ns, self.p, self.kk_g,
                      self.mono, *self.terms, self.colmax,
                      max(self.zmax, float(np.abs(Z).max(initial=0.0))))

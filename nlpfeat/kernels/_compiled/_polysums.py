@@ -52,7 +52,7 @@ def build(Z, V, c, ns, seg, mono):
     ``Z`` (n, d) scaled coordinates (>= 0), ``V`` (n, nc) columns (the first the ones),
     ``c``, ``ns`` (d - 1,) strip widths and counts, ``seg`` the segments' length, ``mono``
     (M, d) exponents. Returns the order, the strips' first rows (n_strips + 1), the
-    sorted ``Z`` and ``V``, each row's segment bounds and centre, the running moments
+    sorted rows ``R`` (n, d + nc: coordinates then columns), each row's segment bounds and centre, the running moments
     (n, nc, M) and the largest ``|x_j|`` of a row relative to its frame, per axis.
     """
     n, d = Z.shape
@@ -74,19 +74,26 @@ def build(Z, V, c, ns, seg, mono):
     for i in range(n):
         order[fill[key[i]]] = i
         fill[key[i]] += 1
-    last = np.empty(n)
+    # one gather of the rows (coordinates, then columns: one record a row), then each
+    # strip sorted along the last axis in place
+    R = np.empty((n, d + nc))
     for i in range(n):
-        last[i] = Z[order[i], L]
+        o = order[i]
+        for j in range(d):
+            R[i, j] = Z[o, j]
+        for k in range(nc):
+            R[i, d + k] = V[o, k]
+    buf = np.empty((n, d + nc))
+    obuf = np.empty(n, dtype=np.int64)
     for s in range(n_strips):
         a, b = start[s], start[s + 1]
         if b - a > 1:
-            sub = np.argsort(last[a:b], kind="mergesort")
-            order[a:b] = order[a:b][sub]
-    Zs = np.empty((n, d))
-    Vs = np.empty((n, nc))
-    for i in range(n):
-        Zs[i] = Z[order[i]]
-        Vs[i] = V[order[i]]
+            sub = np.argsort(R[a:b, L])
+            for r in range(b - a):
+                buf[r] = R[a + sub[r]]
+                obuf[r] = order[a + sub[r]]
+            R[a:b] = buf[:b - a]
+            order[a:b] = obuf[:b - a]
     seg_lo = np.empty(n, dtype=np.int64)
     seg_hi = np.empty(n, dtype=np.int64)
     ctr = np.empty(n)
@@ -108,24 +115,24 @@ def build(Z, V, c, ns, seg, mono):
             rem //= ns[j]
         i = a
         while i < b:
-            blk = np.floor(Zs[i, L] / seg)
+            blk = np.floor(R[i, L] / seg)
             j1 = i
-            while j1 < b and np.floor(Zs[j1, L] / seg) == blk:
+            while j1 < b and np.floor(R[j1, L] / seg) == blk:
                 j1 += 1
             centre = (blk + 0.5) * seg
             for t in range(i, j1):
                 seg_lo[t], seg_hi[t], ctr[t] = i, j1, centre
                 for j in range(L):
-                    x[j] = Zs[t, j] - lead[j]
-                x[L] = Zs[t, L] - centre
+                    x[j] = R[t, j] - lead[j]
+                x[L] = R[t, L] - centre
                 for j in range(d):
                     xb[j] = max(xb[j], abs(x[j]))
                 _monomials(x, mono, pw, mo)
                 for k in range(nc):
                     for m in range(M):
-                        P[t, k, m] = V[order[t], k] * mo[m] + (P[t - 1, k, m] if t > i else 0.0)
+                        P[t, k, m] = R[t, d + k] * mo[m] + (P[t - 1, k, m] if t > i else 0.0)
             i = j1
-    return order, start, Zs, Vs, seg_lo, seg_hi, ctr, P, xb
+    return order, start, R, seg_lo, seg_hi, ctr, P, xb
 
 
 @njit(cache=True)
@@ -141,13 +148,13 @@ def _first(arr, a, b, x, strict):
 
 
 @njit(cache=True)
-def _point(t, v, Zs, Vs, p, kk_g, nk, S, A):
+def _point(t, v, R, p, kk_g, nk, S, A):
     """Row ``t``'s exact contribution to the sums (and their absolute values); returns
     whether it lies in the support."""
     d = v.size
     u2 = 0.0
     for j in range(d):
-        dj = Zs[t, j] - v[j]
+        dj = R[t, j] - v[j]
         u2 += dj * dj
     if u2 >= 1.0:
         return False
@@ -157,18 +164,19 @@ def _point(t, v, Zs, Vs, p, kk_g, nk, S, A):
         w *= base
     for kk in range(nk):
         g = w
-        for j in range(d):
-            for _ in range(kk_g[kk, j]):
-                g *= Zs[t, j] - v[j]
-        for k in range(Vs.shape[1]):
-            val = g * Vs[t, k]
+        if kk > 0:
+            for j in range(d):
+                for _ in range(kk_g[kk, j]):
+                    g *= R[t, j] - v[j]
+        for k in range(S.shape[1]):
+            val = g * R[t, d + k]
             S[kk, k] += val
             A[kk, k] += abs(val)
     return True
 
 
 @njit(cache=True)
-def query(Q, Zs, zl, Vs, start, seg_lo, seg_hi, ctr, P, xb, c, ns, p, kk_g, mono, t_kk, t_m,
+def query(Q, R, zl, start, seg_lo, seg_hi, ctr, P, xb, c, ns, p, kk_g, mono, t_kk, t_m,
           t_coef, t_vexp, colmax, zmax):
     """Kernel sums (m, nk, nc) at query rows ``Q`` (scaled coordinates) and their error
     bounds (m, nk, nc).
@@ -184,7 +192,7 @@ def query(Q, Zs, zl, Vs, start, seg_lo, seg_hi, ctr, P, xb, c, ns, p, kk_g, mono
     """
     m_q, d = Q.shape
     L = d - 1
-    nk, nc = kk_g.shape[0], Vs.shape[1]
+    nk, nc = kk_g.shape[0], R.shape[1] - d
     M, T = mono.shape[0], t_kk.shape[0]
     S = np.zeros((m_q, nk, nc))
     B = np.zeros((m_q, nk, nc))
@@ -248,20 +256,26 @@ def query(Q, Zs, zl, Vs, start, seg_lo, seg_hi, ctr, P, xb, c, ns, p, kk_g, mono
             w_out = np.sqrt(1.0 - d2min)
             vl = v[L]
             i0 = _first(zl, a, b, vl - w_out, False)
-            i3 = _first(zl, i0, b, vl + w_out, True)
             if d2max < 1.0 - margin:
+                # the boundary rows are few: walk to the inner range, search its end
                 w_in = np.sqrt(1.0 - d2max - margin)
-                i1 = _first(zl, i0, i3, vl - w_in, False)
-                i2 = _first(zl, i1, i3, vl + w_in, True)
+                i1 = i0
+                while i1 < b and zl[i1] < vl - w_in:
+                    i1 += 1
+                i2 = _first(zl, i1, b, vl + w_in, True)
+                i3 = i2
+                while i3 < b and zl[i3] <= vl + w_out:
+                    i3 += 1
             else:
+                i3 = _first(zl, i0, b, vl + w_out, True)
                 i1 = i3
                 i2 = i3
             n_touch += i3 - i0
             for t in range(i0, i1):
-                if _point(t, v, Zs, Vs, p, kk_g, nk, Sq, Acc):
+                if _point(t, v, R, p, kk_g, nk, Sq, Acc):
                     n_terms += 1
             for t in range(i2, i3):
-                if _point(t, v, Zs, Vs, p, kk_g, nk, Sq, Acc):
+                if _point(t, v, R, p, kk_g, nk, Sq, Acc):
                     n_terms += 1
             lo = i1
             while lo < i2:
