@@ -30,7 +30,7 @@ SEGMENT = 2.0
 #: Most strips of a grid (wider strips beyond: exact still, more rows one by one).
 MAX_STRIPS = 2 ** 22
 #: Most bytes of the running moments (a larger problem keeps the interpolated grid).
-MAX_BYTES = 2 ** 30
+MAX_BYTES = 2 ** 29
 
 
 def poly_power(kern):
