@@ -18,6 +18,9 @@ probabilities). A query whose bound misses the target (a query outside the data,
 sparse region, or a degenerate local linear design) is computed on the exact path, so
 the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
 exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
+The polynomial kernels (epanechnikov, biweight, triweight) skip the grid: their sums are
+exact, from running moments of sorted strips of the rows
+(:class:`~nlpfeat.kernels._binned_poly.PolySums`, same interface and certificate).
 
 Leave-one-out sums are the binned sums at each training point minus that point's own
 contribution as the binned pipeline computed it (the stencil weights times the kernel
