@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_binned import _data
 
 from nlpfeat.kernels import NadarayaWatsonRegressor, get_kernel
 from nlpfeat.kernels._binned_poly import PolySums, kernel_moments
@@ -53,17 +54,6 @@ _DATA = dict(seed=st.integers(0, 10**6), kind=st.sampled_from(["normal", "skewed
              log_scale=st.floats(-3.0, 2.5), reg_type=st.sampled_from(["lc", "ll"]),
              kernel=st.sampled_from(["epanechnikov", "biweight", "triweight"]),
              d=st.integers(1, 2))
-
-
-def _data(rng, n, d, kind):
-    if kind == "skewed":
-        X = rng.lognormal(sigma=1.0, size=(n, d))
-    elif kind == "clustered":
-        centres = rng.normal(scale=10.0, size=(3, d))
-        X = centres[rng.integers(0, 3, n)] + 0.1 * rng.normal(size=(n, d))
-    else:
-        X = rng.normal(size=(n, d))
-    return X, np.sin(2 * X[:, 0]) + 0.3 * rng.normal(size=n)
 
 
 @settings(max_examples=10, deadline=None)
