@@ -117,3 +117,19 @@ def test_poly_binned_explicit_bins_set_the_strips():
                                         bins=bins).fit(X, y)
         np.testing.assert_allclose(model.predict(Q), exact, rtol=0, atol=ROUNDING * np.std(y))
     assert model._index.bins.tolist() == [40, 3]
+
+
+def test_poly_binned_classifier_probabilities_and_pickle():
+    import pickle
+
+    from nlpfeat.kernels import NadarayaWatsonClassifier
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(500, 2))
+    y = (X[:, 0] + 0.5 * rng.normal(size=500) > 0).astype(int)
+    binned = NadarayaWatsonClassifier("biweight", bandwidth=0.5, algorithm="binned").fit(X, y)
+    exact = NadarayaWatsonClassifier("biweight", bandwidth=0.5, algorithm="brute").fit(X, y)
+    P = binned.predict_proba(X[:50])
+    np.testing.assert_allclose(P, exact.predict_proba(X[:50]), rtol=0, atol=ROUNDING)
+    assert binned._index.n_exact_ == 0
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(binned)).predict_proba(X[:50]), P)
