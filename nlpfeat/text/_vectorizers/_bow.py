@@ -110,8 +110,8 @@ class CountingVectorizerMixin(TextOptions):
     def _text_pass_options(self, *, lower_tokens=True):
         """The compiled pass's options (see :meth:`TextMixin._text_pass_options`); the
         counting vectorizers lower each distinct token rather than whole documents, and
-        count word n-grams on the pass."""
-        return super()._text_pass_options(lower_tokens=lower_tokens, ngrams=True)
+        count word n-grams and character n-grams on the pass."""
+        return super()._text_pass_options(lower_tokens=lower_tokens, ngrams=True, chars=True)
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
