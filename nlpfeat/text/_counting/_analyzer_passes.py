@@ -7,8 +7,9 @@ the (position, n-gram) features of ``PositionalBagOfWords`` (:class:`PositionalP
 keys of word ids or code points, :mod:`._position_ids`). Both keep the pass's steps:
 a chunk's features numbered in a table of its own (on a thread), then in chunk order in
 the pass's table, a feature new to the corpus made ``str`` once and looked up in the
-vocabulary, then the CSR rows; a chunk the compiled code refuses (a lone surrogate)
-is counted by the Python analyzer, in its turn. So the output equals the Python path's.
+vocabulary, then the CSR rows; a chunk the compiled code refuses (a lone surrogate; for
+the character n-grams also U+0000, the separator of the table's strings) is counted by
+the Python analyzer, in its turn. So the output equals the Python path's.
 """
 from typing import NamedTuple
 
@@ -54,7 +55,7 @@ class _CharState(_Pass):
     def local(self, docs):
         """The chunk's n-grams numbered in a table of its own (runs on a thread)."""
         found = encoded_chars(_normalised(self.options, docs))
-        if found is None:
+        if found is None or not found[0].all():    # U+0000 would split the table's strings
             return None
         buffer, char_bytes, doc_chars = found
         min_n, max_n = self.options.ngram_range

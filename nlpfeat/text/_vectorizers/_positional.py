@@ -136,7 +136,7 @@ vocabulary, dtype, working_memory, verbose
         PositionalPass`) when it gives exactly the Python path's features, else None: the
         word analyzer with the options :func:`text_pass_options` honours, ``"char"`` with
         those of :func:`char_pass_options`; a callable analyzer takes the Python path."""
-        if not self._compiled_text or callable(self.analyzer):
+        if not self._compiled_text or self.analyzer not in ("word", "char"):
             return None
         from nlpfeat.text._counting._analyzer_passes import PositionalPass  # numba: on use
         from nlpfeat.text._counting._position_ids import MAX_BINS, POSITION_MODES
