@@ -42,12 +42,32 @@ def _normalised(options, docs):
     return [normalise(text(doc)) for doc in docs]
 
 
-class _CharState(_Pass):
-    """A pass counting character n-grams: its table numbers n-grams (UTF-8 bytes)."""
+class _DistinctFeatures(_Pass):
+    """A pass whose features have distinct strings for distinct keys (n-gram bytes;
+    positions and units), so that while every feature reached the vocabulary through
+    the pass's table, a new key is a new term: added without the checks of a term that
+    may already be there (most positional features are new: those checks were a third
+    of the pass)."""
 
     def __init__(self, vocabulary, learn, options, analyze, start):
         super().__init__(vocabulary, learn, options, analyze, start)
         self.ngrams = None
+        self.only_keys = learn and not len(vocabulary)
+
+    def python_chunks(self, start, docs):
+        self.only_keys = False          # the Python analyzer adds terms of its own
+        return super().python_chunks(start, docs)
+
+    def _terms(self, new, stop_words):
+        if not self.only_keys:
+            return super()._terms(new, stop_words)
+        n = len(self.vocabulary)
+        self.vocabulary.update(zip(new, range(n, n + len(new))))
+        return np.arange(n, n + len(new))
+
+
+class _CharState(_DistinctFeatures):
+    """A pass counting character n-grams: its table numbers n-grams (UTF-8 bytes)."""
 
     def chunk_chars(self, working_memory):
         return _chunk_chars(working_memory, self.options.ngram_range)
@@ -80,14 +100,13 @@ class CharPass(NamedTuple):
     state = _CharState
 
 
-class _PositionState(_Pass):
+class _PositionState(_DistinctFeatures):
     """A pass counting (position, n-gram) features: the pass's table numbers the tokens
     (``analyzer="word"``, their word ids as the word n-grams' pass keeps them), a second
     one the features' keys."""
 
     def __init__(self, vocabulary, learn, options, analyze, start):
         super().__init__(vocabulary, learn, options, analyze, start)
-        self.ngrams = None
         self.words = _Ngrams(options) if options.analyzer == "word" else None
         self.keys = TokenTable()
         self.term_of_key = np.empty(1024, np.int64)
