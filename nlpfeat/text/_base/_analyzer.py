@@ -181,8 +181,9 @@ def text_pass_options(estimator, *, stop_words=True, lower_tokens=False, positio
     by name, stop words (unless ``stop_words=False``: a caller that cannot drop them), any
     ``ngram_range``. Anything
     else (a custom ``token_pattern``, a callable preprocessor, tokenizer, analyzer or
-    accent stripper, another tokenizer, a stemmer, the character analyzers,
-    ``input="tokens"``, an estimator with its own features) takes the Python path.
+    accent stripper, another tokenizer, a stemmer, ``input="tokens"``, an estimator
+    with its own features) takes the Python path; the character analyzers have
+    :func:`char_pass_options`.
     ``lower_tokens``: the caller lowers each distinct token (see ``token_spans``); only
     with ``lowercase`` and no accent stripping. ``positions``: the caller forms its own
     features from the tokens (``PositionalBagOfWords``), so its ``_feature_fn`` does not

@@ -553,10 +553,12 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
     **Compiled text pass.** With the default tokenizer and pattern (or scikit-learn's,
-    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``,
-    ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
+    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``, any
+    ``ngram_range``, no stemmer or preprocessor and ``strip_accents`` None or
     named, documents are tokenized and counted by compiled code (no Python object per
-    token), with exactly the tokens, lowercasing and stop words of the Python path; other
+    token), with exactly the tokens, lowercasing and stop words of the Python path; so are
+    the character n-grams of ``analyzer="char"`` and ``"char_wb"`` (no preprocessor,
+    ``strip_accents`` None or named; a ``str`` only per distinct n-gram); other
     settings take the Python path.
     Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
     ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.

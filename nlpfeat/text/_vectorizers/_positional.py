@@ -65,6 +65,11 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
 
     Only features whose position value is below ``max_position`` are kept.
 
+    With the word or character options that the compiled text pass honours (see
+    "Compiled text pass" in :class:`BagOfWords`), the features are formed and counted by
+    compiled code, a ``str`` made only per distinct feature, with exactly the Python
+    path's output.
+
     Parameters
     ----------
     input, encoding, decode_error, lowercase, tokenizer, token_pattern, stemmer, stop_words, \
