@@ -12,7 +12,8 @@ rule. :func:`char_ngram_spans` lists the spans in the Python analyzer's order (`
 the unigrams, then the bigrams, ...; ``char_wb``: word by word), nothing copied; the
 spans are numbered in a :class:`~._token_table.TokenTable` (exact on any bytes), and a
 new n-gram becomes a ``str`` once, when the pass first sees it
-(:class:`~._analyzer_passes.CharPass`). The same spans are hashed by :func:`~._murmur.hash_char_ngrams` (``HashingVectorizer``).
+(:class:`~._analyzer_passes.CharPass`). :func:`hash_char_ngrams` hashes the same n-grams
+as it enumerates them (``HashingVectorizer``), without the spans.
 
 The compiled functions are built on first use (or loaded from numba's cache).
 """
@@ -20,9 +21,10 @@ import numpy as np
 from numba import njit
 
 from nlpfeat.text._counting._compiled_tokens import _padded_buffer
+from nlpfeat.text._counting._murmur import murmurhash3_32
 from nlpfeat.text._counting._spans import encode_texts
 
-__all__ = ["char_ngram_spans", "encoded_chars"]
+__all__ = ["char_ngram_spans", "hash_char_ngrams", "encoded_chars"]
 
 _SPACE = np.uint8(0x20)
 
@@ -58,18 +60,62 @@ def _n_ngrams(size, min_n, max_n, words):
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _emit(buffer, a, b, k, starts, ends, hashes, hashing):
+    """N-gram ``k``, the bytes ``a .. b - 1``: its span, or with ``hashing`` its hash."""
+    if hashing:
+        hashes[k] = murmurhash3_32(buffer, a, b)
+    else:
+        starts[k], ends[k] = a, b
+
+
 @njit(cache=True, nogil=True)
-def _put(char_bytes, lo, size, min_n, max_n, words, starts, ends, k):
-    """The n-grams of code points ``lo .. lo + size - 1`` into ``starts`` / ``ends`` from
-    ``k`` on; returns the next ``k``."""
+def _put(buffer, char_bytes, lo, size, min_n, max_n, words, starts, ends, hashes, hashing,
+         k):
+    """The n-grams of code points ``lo .. lo + size - 1`` from ``k`` on (see
+    :func:`_emit`); returns the next ``k``."""
     for n in range(min_n, max_n + 1):
         if words and size <= n:
-            starts[k], ends[k] = char_bytes[lo], char_bytes[lo + size]
+            _emit(buffer, char_bytes[lo], char_bytes[lo + size], k, starts, ends, hashes,
+                  hashing)
             return k + 1
         for i in range(lo, lo + size - n + 1):
-            starts[k], ends[k] = char_bytes[i], char_bytes[i + n]
+            _emit(buffer, char_bytes[i], char_bytes[i + n], k, starts, ends, hashes, hashing)
             k += 1
     return k
+
+
+@njit(cache=True, nogil=True)
+def _row_offsets(buffer, char_bytes, doc_chars, min_n, max_n, words):
+    """Where the n-grams of each document begin (and the total, last)."""
+    n_docs = doc_chars.shape[0] - 1
+    row_offsets = np.zeros(n_docs + 1, np.int64)
+    for d in range(n_docs):
+        total = 0
+        if words:
+            bounds = _word_bounds(buffer, char_bytes, doc_chars[d], doc_chars[d + 1])
+            for w in range(bounds.shape[0]):
+                total += _n_ngrams(bounds[w, 1] - bounds[w, 0] + 2, min_n, max_n, True)
+        else:
+            total = _n_ngrams(doc_chars[d + 1] - doc_chars[d], min_n, max_n, False)
+        row_offsets[d + 1] = row_offsets[d] + total
+    return row_offsets
+
+
+@njit(cache=True, nogil=True)
+def _char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n, words, starts, ends, hashes,
+                 hashing):
+    """Every n-gram of the documents, in order, into the spans or the hashes."""
+    k = 0
+    for d in range(doc_chars.shape[0] - 1):
+        if words:
+            bounds = _word_bounds(buffer, char_bytes, doc_chars[d], doc_chars[d + 1])
+            for w in range(bounds.shape[0]):
+                k = _put(buffer, char_bytes, bounds[w, 0] - 1, bounds[w, 1] - bounds[w, 0] + 2,
+                         min_n, max_n, True, starts, ends, hashes, hashing, k)
+        else:
+            k = _put(buffer, char_bytes, doc_chars[d], doc_chars[d + 1] - doc_chars[d], min_n,
+                     max_n, False, starts, ends, hashes, hashing, k)
 
 
 @njit(cache=True, nogil=True)
@@ -85,30 +131,25 @@ def char_ngram_spans(buffer, char_bytes, doc_chars, min_n, max_n, words):
     ``(starts, ends, row_offsets)`` (int64): the n-grams of document ``d`` are
     ``row_offsets[d] .. row_offsets[d + 1] - 1``, in the Python analyzer's order.
     """
-    n_docs = doc_chars.shape[0] - 1
-    row_offsets = np.zeros(n_docs + 1, np.int64)
-    for d in range(n_docs):
-        total = 0
-        if words:
-            bounds = _word_bounds(buffer, char_bytes, doc_chars[d], doc_chars[d + 1])
-            for w in range(bounds.shape[0]):
-                total += _n_ngrams(bounds[w, 1] - bounds[w, 0] + 2, min_n, max_n, True)
-        else:
-            total = _n_ngrams(doc_chars[d + 1] - doc_chars[d], min_n, max_n, False)
-        row_offsets[d + 1] = row_offsets[d] + total
-    starts = np.empty(row_offsets[n_docs], np.int64)
-    ends = np.empty(row_offsets[n_docs], np.int64)
-    k = 0
-    for d in range(n_docs):
-        if words:
-            bounds = _word_bounds(buffer, char_bytes, doc_chars[d], doc_chars[d + 1])
-            for w in range(bounds.shape[0]):
-                k = _put(char_bytes, bounds[w, 0] - 1, bounds[w, 1] - bounds[w, 0] + 2,
-                         min_n, max_n, True, starts, ends, k)
-        else:
-            k = _put(char_bytes, doc_chars[d], doc_chars[d + 1] - doc_chars[d], min_n, max_n,
-                     False, starts, ends, k)
+    row_offsets = _row_offsets(buffer, char_bytes, doc_chars, min_n, max_n, words)
+    starts = np.empty(row_offsets[-1], np.int64)
+    ends = np.empty(row_offsets[-1], np.int64)
+    _char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n, words, starts, ends,
+                 np.empty(0, np.int32), False)
     return starts, ends, row_offsets
+
+
+@njit(cache=True, nogil=True)
+def hash_char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n, words):
+    """The :func:`~._murmur.murmurhash3_32` of the n-grams of :func:`char_ngram_spans`
+    (``HashingVectorizer``), computed as they are enumerated: ``(hashes, row_offsets)``
+    as :func:`~._murmur.hash_word_ngrams` returns them."""
+    row_offsets = _row_offsets(buffer, char_bytes, doc_chars, min_n, max_n, words)
+    hashes = np.empty(row_offsets[-1], np.int32)
+    none = np.empty(0, np.int64)
+    _char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n, words, none, none, hashes,
+                 True)
+    return hashes, row_offsets
 
 
 def encoded_chars(texts):

@@ -10,18 +10,16 @@ column and kept in column order, zeros included (``+1 - 1`` stays an explicit ze
 
 The features are read from one buffer of UTF-8 bytes per chunk, never as Python
 strings: word n-grams from token spans (``starts``, ``ends``, ``doc_offsets``; an n-gram
-is its tokens' bytes joined by a space, copied into a scratch buffer), character
-n-grams from the byte offset of each code point. Every function is compiled on first
+is its tokens' bytes joined by a space, copied into a scratch buffer); character
+n-grams are hashed where they are enumerated (``_char_ids.hash_char_ngrams``). Every
+function is compiled on first
 use (or loaded from numba's on-disk cache), never at import, and imports nothing from
 its callers.
 """
 import numpy as np
 from numba import njit
 
-from nlpfeat.text._counting._char_ids import char_ngram_spans
-
-__all__ = ["murmurhash3_32", "hash_spans", "hash_word_ngrams", "hash_char_ngrams",
-           "hashed_rows"]
+__all__ = ["murmurhash3_32", "hash_spans", "hash_word_ngrams", "hashed_rows"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _C1 = np.uint64(0xCC9E2D51)
@@ -127,19 +125,6 @@ def hash_word_ngrams(buffer, starts, ends, doc_offsets, min_n, max_n):
                             size += 1
                     hashes[k] = murmurhash3_32(scratch, 0, size)
                 k += 1
-    return hashes, row_offsets
-
-
-@njit(cache=True, nogil=True)
-def hash_char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n, words):
-    """Hashes of the character n-grams of each document: those of
-    :func:`~._char_ids.char_ngram_spans` (``words``: ``char_wb``, else ``char``), in its
-    order. Returns ``(hashes, row_offsets)`` as :func:`hash_word_ngrams`."""
-    starts, ends, row_offsets = char_ngram_spans(buffer, char_bytes, doc_chars, min_n,
-                                                 max_n, words)
-    hashes = np.empty(starts.shape[0], np.int32)
-    for k in range(starts.shape[0]):
-        hashes[k] = murmurhash3_32(buffer, starts[k], ends[k])
     return hashes, row_offsets
 
 

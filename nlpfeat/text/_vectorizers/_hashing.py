@@ -240,7 +240,7 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
                 spans = _chunk_spans(chunk, tokens, start, options)
                 return _murmur.hash_word_ngrams(*spans, min_n, max_n)
         else:
-            from nlpfeat.text._counting._char_ids import encoded_chars
+            from nlpfeat.text._counting._char_ids import encoded_chars, hash_char_ngrams
 
             text, words = self._text_fn(), self.analyzer == "char_wb"
             normalised = padded_words if words else collapse_white_space
@@ -250,7 +250,7 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
                 found = encoded_chars(texts)
                 if found is None:                   # a lone surrogate: the error naming it
                     encode_texts(texts, start)
-                return _murmur.hash_char_ngrams(*found, min_n, max_n, words)
+                return hash_char_ngrams(*found, min_n, max_n, words)
         return hashes_of
 
     def __sklearn_tags__(self):
