@@ -359,13 +359,14 @@ class BinnedSums:
         n_k = kernels.shape[0]
         conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
         bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
+        # C-ordered, as the compiled gathers take them (one specialisation each)
         if self.reg_type == "lc":
-            self.G = conv[0].reshape(conv[0].shape[0], -1)          # (c, size)
+            self.G = np.ascontiguousarray(conv[0].reshape(conv[0].shape[0], -1))  # (c, size)
         else:               # weights with every kernel; targets with K and -u K
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
         total = coarse.reshape(2, -1).sum(axis=1)
-        self.E = bound + 64 * EPS * total[:, None]
+        self.E = np.ascontiguousarray(bound + 64 * EPS * total[:, None])
 
     @property
     def bins(self):
