@@ -64,7 +64,7 @@ def _n_ngrams(size, min_n, max_n, words):
 def _emit(buffer, a, b, k, starts, ends, hashes, hashing):
     """N-gram ``k``, the bytes ``a .. b - 1``: its span, or with ``hashing`` its hash."""
     if hashing:
-        hashes[k] = murmurhash3_32(buffer, a, b)
+        hashes[k] = murmurhash3_32(buffer, np.int64(a), np.int64(b))
     else:
         starts[k], ends[k] = a, b
 

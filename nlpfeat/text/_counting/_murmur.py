@@ -81,7 +81,7 @@ def hash_spans(buffer, starts, ends):
     """The :func:`murmurhash3_32` of each span ``buffer[starts[k]:ends[k]]``, as int32."""
     out = np.empty(starts.shape[0], np.int32)
     for k in range(starts.shape[0]):
-        out[k] = murmurhash3_32(buffer, starts[k], ends[k])
+        out[k] = murmurhash3_32(buffer, np.int64(starts[k]), np.int64(ends[k]))
     return out
 
 
@@ -113,7 +113,7 @@ def hash_word_ngrams(buffer, starts, ends, doc_offsets, min_n, max_n):
         for n in range(min_n, min(max_n, n_tokens) + 1):
             for i in range(first, first + n_tokens - n + 1):
                 if n == 1:
-                    hashes[k] = murmurhash3_32(buffer, starts[i], ends[i])
+                    hashes[k] = murmurhash3_32(buffer, np.int64(starts[i]), np.int64(ends[i]))
                 else:
                     size = 0
                     for t in range(i, i + n):
@@ -123,7 +123,7 @@ def hash_word_ngrams(buffer, starts, ends, doc_offsets, min_n, max_n):
                         for b in range(starts[t], ends[t]):
                             scratch[size] = buffer[b]
                             size += 1
-                    hashes[k] = murmurhash3_32(scratch, 0, size)
+                    hashes[k] = murmurhash3_32(scratch, np.int64(0), np.int64(size))
                 k += 1
     return hashes, row_offsets
 
