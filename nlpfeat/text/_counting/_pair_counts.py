@@ -240,6 +240,16 @@ class PairCounts:
             stack.append((join_keys(words[mask], contexts[mask]), values[mask]))
         self._stack = stack
 
+    def keep_terms(self, ids, terms):
+        """Keep only the terms of ``ids`` (increasing), ``terms`` their strings in that
+        order, renumbered ``0 ..`` in that order with their frequencies; the counts must
+        hold no pairs (:func:`~._pair_merge.count_upper_pairs` counts them apart). The ids
+        may be those of a caller that numbers the terms itself (see :meth:`count_terms`),
+        the vocabulary then still empty."""
+        self._freq = self._freq[ids]
+        self._df = None if self._df is None else self._df[ids]
+        self.vocabulary = growing_vocabulary(zip(terms, range(len(terms))))
+
     def merge(self, other):
         """Add the statistics of ``other`` (its new terms are appended); returns ``self``."""
         if other.n_terms:

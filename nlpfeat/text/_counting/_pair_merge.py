@@ -275,7 +275,8 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
     terms : PairCounts
         Empty statistics that count the terms (:meth:`PairCounts.count_terms`); its
         ``window``, ``weighting`` and vocabulary (learned or fixed) apply. After the call
-        it holds the frequencies (and document frequencies) of every term, and no pairs.
+        it holds the frequencies (and document frequencies) of the kept terms (every
+        term of a fixed vocabulary), numbered in order of first appearance, and no pairs.
     min_count : int, default=1
         With a learned vocabulary, keep the terms seen at least this often (sorted, as
         :func:`~nlpfeat.text._counting._pair_tables.select_terms` orders them); pairs with
@@ -285,7 +286,8 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
         reduction of one bucket.
     check_terms : callable or None, default=None
         Called with ``terms`` once the terms are counted, before any term is selected
-        (e.g. to reject an empty corpus with the caller's message).
+        (e.g. to reject an empty corpus with the caller's message: ``n_documents``; a
+        learned vocabulary is not filled in yet).
     symmetric : bool, default=False
         Return the full symmetric counts ``U + U.T`` (CSR, int64 counts or float64
         weights), written from the reduced buckets a block at a time, instead of ``U``.
@@ -341,14 +343,19 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
                 ids.astype(np.int32).tofile(ids_file)
                 lengths.astype(np.int64).tofile(lengths_file)
                 n_tokens += len(ids)
-        if table is not None:
-            terms.vocabulary.update(zip(table.strings(), range(table.n)))
         if check_terms is not None:
             check_terms(terms)
         if terms.learn:
-            kept, vocabulary = select_terms(terms.freq, terms.vocabulary, min_count)
-            new_id = np.full(terms.n_terms, -1, dtype=np.int64)
+            # the strings of the kept terms only, from the table when it numbered them all
+            n_terms = terms.n_terms if table is None else table.n
+            kept, vocabulary = select_terms(
+                terms._freq[:n_terms], terms.vocabulary, min_count,
+                strings=None if table is None else table.strings_of)
+            new_id = np.full(n_terms, -1, dtype=np.int64)
             new_id[kept] = np.arange(len(kept))
+            by_id = np.argsort(kept)
+            words = list(vocabulary)
+            terms.keep_terms(kept[by_id], [words[i] for i in by_id.tolist()])
         else:
             new_id, vocabulary = None, dict(terms.vocabulary)
         buckets = _Buckets(folder, np.float64 if weighting == "harmonic" else np.int32, limit)
