@@ -142,9 +142,10 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
         Symmetric counts (without ``prune_at``) are counted in two passes over a
         temporary copy of the documents' token ids (4 bytes per token, in the system's
         temporary folder, removed at the end): the terms, then the pairs of the terms
-        kept by ``min_count`` only, each chunk's pairs sorted, cut into buckets appended
-        to files (about 12 bytes per distinct pair of a chunk), each bucket merged once:
-        the time grows linearly with the corpus. Peak memory is then this budget plus the
+        kept by ``min_count`` only, each chunk's pairs cut into buckets appended to
+        files (about 8 bytes per pair; 12 per distinct pair of a chunk for harmonic
+        weights), each bucket sorted and counted once: the time grows linearly with the
+        corpus. Peak memory is then this budget plus the
         vocabulary and the output (written from the merged buckets a block at a time),
         never the corpus nor the pairs of rare words.
         ``symmetric=False`` and ``prune_at`` count in one pass, with a table of every
