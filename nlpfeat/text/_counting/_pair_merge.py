@@ -338,9 +338,10 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
     text : tuple ``(options, to_tokens)`` or None, default=None
         How a :class:`~nlpfeat.text._counting._text_ids.TextChunk` is numbered: by the
         compiled tokenizer with ``options`` (a
-        :class:`~nlpfeat.text._counting._text_pass.TextPass`) while a learned vocabulary
-        is numbered by the token table, else (or where the compiled pass refuses the
-        chunk) by ``to_tokens(doc, index)``, the same tokens from Python.
+        :class:`~nlpfeat.text._counting._text_pass.TextPass`), into the token table
+        while it numbers a learned vocabulary, else looked up in the vocabulary once per
+        distinct token of the chunk (:meth:`PairCounts._text_ids`); where the compiled
+        pass refuses the chunk, by ``to_tokens(doc, index)``, the same tokens from Python.
 
     Returns
     -------
@@ -369,8 +370,12 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
                 if isinstance(chunk, TextChunk):      # decoded documents
                     if table is not None:
                         numbered = numbering.ids(chunk.docs)
+                        n_terms = table.n
+                    else:                             # a fixed vocabulary, or a dict
+                        numbered = terms._text_ids(chunk.docs, text[0])
+                        n_terms = terms.n_terms
                     if numbered is not None:
-                        numbered = (*numbered, table.n)
+                        numbered = (*numbered, n_terms)
                         chunk = numbered[1]           # only its length is read
                     else:
                         chunk = [text[1](doc, i) for i, doc in enumerate(chunk.docs,
