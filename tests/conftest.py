@@ -40,28 +40,66 @@ def assert_best_is_argmax():
     return _assert_search_picked_the_best
 
 
-@pytest.fixture(scope="session")
-def dask_client():
-    """A ``distributed.Client`` of a real LocalCluster of two worker processes (one thread
-    each), shared by the Dask tests of the session; skips when distributed is missing."""
-    distributed = pytest.importorskip("distributed")
-    import dask
+#: The shared Dask cluster: {"stack": its ExitStack, "client": its Client} while it runs.
+_DASK = {}
+_LAST_DASK_TEST = pytest.StashKey[str]()
 
-    # The cluster lives from the first Dask test to the end of the session: with Dask's
-    # monitors at their defaults (an event-loop tick every 20 ms, the workers' sampling
-    # profiler, work stealing every 100 ms) an idle cluster burns about a fifth of a core,
-    # some 90 CPU-s of a run; at these intervals it burns about a fortieth.
+
+def _start_dask():
+    import contextlib
+
+    import dask
+    import distributed
+
+    # With Dask's monitors at their defaults (an event-loop tick every 20 ms, the workers'
+    # sampling profiler, work stealing every 100 ms) an idle cluster burns about a fifth
+    # of a core; at these intervals about a fortieth, and it stops after its last test.
     quiet = {"distributed.admin.tick.interval": "1s",
              "distributed.admin.system-monitor.interval": "5s",
              "distributed.worker.profile.enabled": False,
              "distributed.worker.profile.interval": "1s",
              "distributed.worker.memory.monitor-interval": "1s",
              "distributed.scheduler.work-stealing-interval": "1s"}
-    with dask.config.set(quiet), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                     dashboard_address=":0", memory_limit="1GiB") as cluster, \
-            distributed.Client(cluster) as client:
-        yield client
+    stack = contextlib.ExitStack()
+    stack.enter_context(dask.config.set(quiet))
+    cluster = stack.enter_context(distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+        memory_limit="1GiB"))
+    _DASK.update(stack=stack, client=stack.enter_context(distributed.Client(cluster)))
+
+
+def _stop_dask():
+    if _DASK:
+        _DASK.pop("client")
+        _DASK.pop("stack").close()
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A ``distributed.Client`` of a real LocalCluster of two worker processes (one thread
+    each), shared by the Dask tests of the session (started by the first, stopped after
+    the last); skips when distributed is missing."""
+    pytest.importorskip("distributed")
+    if not _DASK:
+        _start_dask()
+    return _DASK["client"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    users = [item.nodeid for item in items if "dask_client" in getattr(item, "fixturenames", ())]
+    config.stash[_LAST_DASK_TEST] = users[-1] if users else ""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    if item.nodeid == item.config.stash.get(_LAST_DASK_TEST, "") or nextitem is None:
+        _stop_dask()
+
+
+def pytest_sessionfinish(session):
+    _stop_dask()                      # a run stopped early (-x, Ctrl-C)
 
 
 @pytest.fixture

@@ -2,16 +2,14 @@
 
 The build runs Sphinx on ``docs/`` as the README says (numpydoc API pages generated from
 each public module's ``__all__``, the README as the user guide, the migration page, the
-sphinx-gallery of ``examples/``). Two builds:
-
-- the default one (in the README's test command) executes one quick example that draws
-  figures (``fat_cat_attention.py``), to keep the suite's budget; headless Chromium then
-  opens a gallery page, the API page of ``NadarayaWatsonRegressor`` and the migration page
-  at 1280 x 900 and checks that they render (code blocks, figures loaded, the signature)
-  and that the API page's title and "On this page" are not clipped;
-- the full one (``@pytest.mark.slow``, run by ``.ci/run`` after the main command)
-  executes every example in its quick form, as the published site does, and checks that
-  each gallery page shows what its script printed and the figures it writes.
+sphinx-gallery of ``examples/``), executing every example in its quick form as the
+published site does. The build and the checks on it are marked slow (``.ci/run`` runs
+them after the README's test command, which keeps the cheap check that every public name
+has a docstring example): every public name has an API page with an example, each gallery
+page shows what its script printed and the figures it writes, and headless Chromium opens
+a gallery page, the API page of ``NadarayaWatsonRegressor`` and the migration page at
+1280 x 900 and checks that they render (code blocks, figures loaded, the signature) and
+that the API page's title and "On this page" are not clipped.
 
 CI installs Chromium and its driver (``.ci/run``); elsewhere the browser checks skip when
 they are missing, and under ``CI`` a missing browser fails.
@@ -35,8 +33,6 @@ pytest.importorskip("sphinx_gallery")
 pytest.importorskip("numpydoc")
 pytest.importorskip("myst_parser")
 
-#: the example the default build executes (a regular expression on the file name)
-FAST_EXAMPLES = r"/fat_cat_attention\.py$"
 #: every example (the site's own default)
 ALL_EXAMPLES = r"/[^_/][^/]*\.py$"
 WIDTH, HEIGHT = 1280, 900
@@ -54,7 +50,8 @@ def _build(out, examples):
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    return _build(tmp_path_factory.mktemp("html"), FAST_EXAMPLES)
+    """The published site, built once for the module's checks."""
+    return _build(tmp_path_factory.mktemp("html"), ALL_EXAMPLES)
 
 
 def _public_modules():
@@ -76,6 +73,18 @@ def _documented(module):
             if callable(getattr(module, name)) and not isinstance(getattr(module, name), type(os))]
 
 
+def test_every_public_name_has_a_docstring_example():
+    """What the API pages show, checked without building them: each public name's
+    docstring has an Examples section with a doctest."""
+    for module_name in _public_modules():
+        module = importlib.import_module(module_name)
+        for name in _documented(module):
+            doc = getattr(module, name).__doc__ or ""
+            assert re.search(r"^\s*Examples\n\s*-{8}", doc, re.M) and ">>> " in doc, \
+                f"{module_name}.{name}: no Examples section with a doctest"
+
+
+@pytest.mark.slow
 def test_every_public_name_has_an_api_page_with_an_example(site):
     api = (site / "api.html").read_text(encoding="utf-8")
     modules = _public_modules()
@@ -102,6 +111,7 @@ def _pages(site):
     return [p for p in site.rglob("*.html") if "_static" not in p.parts]
 
 
+@pytest.mark.slow
 def test_no_page_turns_a_double_hyphen_into_a_dash(site):
     """Smart quotes are off: ``--with-torch`` stays two hyphens, copied commands run."""
     dash = re.compile(r"[\u2013\u2014](?=[a-z])")
@@ -173,6 +183,7 @@ return out;
 """
 
 
+@pytest.mark.slow
 def test_api_page_shows_the_signature_and_the_example_unclipped(site, browser):
     from selenium.webdriver.common.by import By
 
@@ -204,6 +215,7 @@ def _figures_loaded(browser):
                                    "arguments[0].naturalWidth", img) for img in images]
 
 
+@pytest.mark.slow
 def test_gallery_page_shows_its_code_output_and_figure(site, browser):
     from selenium.webdriver.common.by import By
 
@@ -216,6 +228,7 @@ def test_gallery_page_shows_its_code_output_and_figure(site, browser):
     assert widths and all(w and w > 200 for w in widths), widths
 
 
+@pytest.mark.slow
 def test_migration_page_renders_its_tables(site, browser):
     from selenium.webdriver.common.by import By
 
@@ -241,9 +254,9 @@ def _figures_of_examples():
 
 
 @pytest.mark.slow
-def test_every_example_runs_in_the_gallery_with_its_figures(tmp_path):
+def test_every_example_runs_in_the_gallery_with_its_figures(site):
     """The published site: every example executed (quick form), its output and figures."""
-    full = _build(tmp_path / "html", ALL_EXAMPLES)
+    full = site
     scripts, figures = _figures_of_examples()
     for script in scripts:
         page = (full / "auto_examples" / script.replace(".py", ".html")).read_text(

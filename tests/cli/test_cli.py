@@ -193,6 +193,7 @@ def test_errors_are_one_line_not_a_traceback(tmp_path, args, message):
         assert "latin1.txt" in err
 
 
+@pytest.mark.slow   # about 40 CPU-s into an empty numba cache; tests/compare covers the harness
 def test_compare_quick_writes_every_task_and_model(tmp_path):
     from nlpfeat.compare import TASK_MODELS
 
