@@ -131,6 +131,10 @@ class _Pass:
         self.term_of_token = np.empty(1024, np.int64)
         self.ngrams = None if tuple(options.ngram_range) == (1, 1) else _Ngrams(options)
 
+    def chunk_chars(self, working_memory):
+        """Characters per chunk within ``working_memory`` MiB."""
+        return chunk_chars(working_memory, self.options.ngram_range)
+
     def local(self, docs):
         """Tokens of one chunk numbered in a table of its own (runs on a thread)."""
         spans = token_spans(docs, lowercase=self.options.lowercase,
@@ -286,9 +290,9 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
     ------
     chunk : CountChunk
     """
-    state = _Pass(vocabulary, learn, options, analyze, start)
-    chunks = document_chunks(docs, chunk_chars(working_memory, options.ngram_range),
-                             start=start)
+    # another analyzer's options (character n-grams, positions) bring their own state
+    state = getattr(options, "state", _Pass)(vocabulary, learn, options, analyze, start)
+    chunks = document_chunks(docs, state.chunk_chars(working_memory), start=start)
     n_jobs = effective_n_jobs(n_jobs)
     if n_jobs == 1:
         for first, chunk in chunks:

@@ -90,12 +90,13 @@ def test_bytes_files_and_decode_errors_take_the_pass_after_decoding(tmp_path):
 @pytest.mark.parametrize("options", [
     {"token_pattern": r"\b\w+\b"}, {"tokenizer": "whitespace"}, {"tokenizer": str.split},
     {"stemmer": "porter"}, {"preprocessor": str.upper}, {"strip_accents": str.lower},
-    {"ngram_range": (1, 2), "analyzer": "char"}, {"analyzer": "char"}, {"analyzer": str.split},
+    {"analyzer": "char", "preprocessor": str.upper}, {"analyzer": "char", "input": "tokens"},
+    {"analyzer": "char", "strip_accents": str.lower}, {"analyzer": str.split},
     {"input": "tokens"},
 ])
 def test_options_the_pass_cannot_honour_take_the_python_path(options):
     assert BagOfWords(**options)._text_pass_options() is None
-    assert PositionalBagOfWords()._text_pass_options() is None
+    assert PositionalBagOfWords(**options)._text_pass_options() is None
 
 
 def test_n_jobs_is_validated():
