@@ -26,6 +26,10 @@ sequences on the pass) vs ``CountVectorizer(ngram_range=(1, 2))`` and vs the Pyt
 on the Wikipedia sample and Lee's background corpus, the same way.
 ``--text-pass --stages`` prints where ``BagOfWords()`` / ``TfidfVectorizer()`` spend their
 CPU on the three inputs: cProfile's internal time, best of 3, grouped by stage.
+``--text-pass --char`` times ``BagOfWords(analyzer="char_wb", ngram_range=(2, 4))`` vs
+``CountVectorizer`` with the same settings and vs the Python path, and
+``PositionalBagOfWords()`` (words; also ``position="log"``) and
+``PositionalBagOfWords(analyzer="char")`` vs the Python path (no peer), on the Wikipedia sample (x1) and Lee's background corpus.
 """
 import argparse
 import gc
@@ -160,15 +164,15 @@ def python_path(estimator):
     return estimator
 
 
-def text_pass_inputs(zipf_tokens=None):
-    """The Wikipedia sample x3, Lee's background corpus and, with ``zipf_tokens``, the Zipf
-    corpus of ``bench_scale.py``."""
+def text_pass_inputs(zipf_tokens=None, wiki_times=3):
+    """The Wikipedia sample x``wiki_times``, Lee's background corpus and, with
+    ``zipf_tokens``, the Zipf corpus of ``bench_scale.py``."""
     import os
     import tempfile
 
     from nlpfeat.datasets import load_lee
 
-    inputs = [("Wikipedia sample x3", load_wiki_sample().data * 3),
+    inputs = [(f"Wikipedia sample x{wiki_times}", load_wiki_sample().data * wiki_times),
               ("Lee background", list(load_lee().background))]
     if zipf_tokens is None:
         return inputs
@@ -293,6 +297,40 @@ def run_stages(zipf_tokens):
                   flush=True)
 
 
+def positional_in_turn(docs, mb, repeat, **kwargs):
+    """``PositionalBagOfWords(**kwargs)`` compiled and its Python path timed in turn."""
+    from nlpfeat.text import PositionalBagOfWords
+
+    ours, python = PositionalBagOfWords(**kwargs), python_path(PositionalBagOfWords(**kwargs))
+    (t_ours, t_py), (X, Xp) = in_turn([lambda: ours.fit_transform(docs),
+                                       lambda: python.fit_transform(docs)], repeat)
+    same = (X != Xp).nnz == 0 and ours.vocabulary_ == python.vocabulary_
+    for label, t in (("compiled", t_ours), ("Python path", t_py)):
+        print(f"  PositionalBagOfWords({', '.join(f'{k}={v!r}' for k, v in kwargs.items())}) "
+              f"{label:<12} {t[0]:7.3f} CPU s (spread {t[2]:.2f}) {mb / t[0]:7.1f} MB/s "
+              f"per core  wall {t[1]:7.3f} s")
+    print(f"  -> {t_py[0] / t_ours[0]:.1f}x the Python path (CPU); {X.shape[1]} features; "
+          f"outputs {'identical' if same else 'DIFFER'}", flush=True)
+
+
+def run_char(repeat):
+    from nlpfeat.text import PositionalBagOfWords
+
+    char_wb = {"analyzer": "char_wb", "ngram_range": (2, 4)}
+    BagOfWords(**char_wb).fit_transform(["warm up the compiled pass"])
+    PositionalBagOfWords().fit_transform(["warm up the compiled pass"])
+    PositionalBagOfWords(analyzer="char").fit_transform(["warm up the compiled pass"])
+    for name, docs in text_pass_inputs(wiki_times=1):
+        mb = sum(len(doc.encode("utf-8")) for doc in docs) / 1e6
+        print(f"\n{name}: {len(docs)} documents, {mb:.1f} MB UTF-8; CPU s best of {repeat} in "
+              f"turn (spread = worst/best)", flush=True)
+        print(f"  {char_wb}")
+        bow_in_turn(docs, mb, repeat, **char_wb)
+        positional_in_turn(docs, mb, repeat)
+        positional_in_turn(docs, mb, repeat, position="log")
+        positional_in_turn(docs, mb, repeat, analyzer="char")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=10, help="copies of the Wikipedia sample")
@@ -308,10 +346,16 @@ def main(argv=None):
                         help="with --text-pass: word bigrams (ngram_range=(1, 2)) instead")
     parser.add_argument("--stages", action="store_true",
                         help="with --text-pass: CPU per stage (cProfile) instead")
+    parser.add_argument("--char", action="store_true",
+                        help="with --text-pass: char_wb n-grams and PositionalBagOfWords")
     args = parser.parse_args(argv)
     if args.text_pass and args.stages:
         with threadpool_limits(1):
             run_stages(args.zipf_tokens)
+        return
+    if args.text_pass and args.char:
+        with threadpool_limits(1):
+            run_char(max(args.repeat, 3))
         return
     if args.text_pass and args.ngrams:
         with threadpool_limits(1):

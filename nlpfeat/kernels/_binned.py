@@ -18,6 +18,9 @@ probabilities). A query whose bound misses the target (a query outside the data,
 sparse region, or a degenerate local linear design) is computed on the exact path, so
 the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
 exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
+The polynomial kernels (epanechnikov, biweight, triweight) skip the grid: their sums are
+exact, from running moments of sorted strips of the rows
+(:class:`~nlpfeat.kernels._binned_poly.PolySums`, same interface and certificate).
 
 Leave-one-out sums are the binned sums at each training point minus that point's own
 contribution as the binned pipeline computed it (the stencil weights times the kernel
@@ -31,6 +34,7 @@ import warnings
 import numpy as np
 from scipy import fft as sfft
 
+from nlpfeat.kernels import _binned_poly
 from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
@@ -355,13 +359,19 @@ class BinnedSums:
         n_k = kernels.shape[0]
         conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
         bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
+        # C-ordered, as the compiled gathers take them (one specialisation each)
         if self.reg_type == "lc":
-            self.G = conv[0].reshape(conv[0].shape[0], -1)          # (c, size)
+            self.G = np.ascontiguousarray(conv[0].reshape(conv[0].shape[0], -1))  # (c, size)
         else:               # weights with every kernel; targets with K and -u K
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
         total = coarse.reshape(2, -1).sum(axis=1)
-        self.E = bound + 64 * EPS * total[:, None]
+        self.E = np.ascontiguousarray(bound + 64 * EPS * total[:, None])
+
+    @property
+    def bins(self):
+        """Intervals per feature of the grid."""
+        return np.asarray(self.grid.shape) - self.grid.order - 1
 
     @classmethod
     def from_raw(cls, raw, grid, reg_type):
@@ -494,6 +504,17 @@ def tau_from(std, top):
     return TARGET * 0.5 * float(max(ratio.min(), 1e-3))
 
 
+def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
+    """The binned sums of one bandwidth: exact polynomial sums
+    (:class:`~nlpfeat.kernels._binned_poly.PolySums`) for the polynomial kernels,
+    else the interpolated grid (None: no grid fits the bandwidth)."""
+    span = np.ptp(X, axis=0) if span is None else span
+    if _binned_poly.fits(kern, *X.shape, V.shape[1], reg_type):
+        return _binned_poly.PolySums(X, V, kern, h, bins, reg_type, scale, lo, span)
+    bins = default_bins(span, h, kern, reg_type) if bins is None else bins
+    return None if bins is None else BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span)
+
+
 class BinnedIndex:
     """Binned sums of the training data for predictions at a fixed bandwidth.
 
@@ -517,13 +538,10 @@ class BinnedIndex:
         self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
         if sums is None:
-            bins = default_bins(np.ptp(X, axis=0), bandwidth, kern, reg_type) \
-                if bins is None else bins
-            sums = None if bins is None else BinnedSums(X, Y - self.y_mean, kern, bandwidth,
-                                                        bins, reg_type, self.scale)
+            sums = _sums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type, self.scale)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
         self.exact_index = None     # set by the engine; None for a fit on a dask array
-        self.bins = None if sums is None else np.asarray(sums.grid.shape) - sums.grid.order - 1
+        self.bins = None if sums is None else sums.bins
 
     def predict(self, Q, **exact_options):
         """Predictions (m, k) and the empty mask; uncertified queries on the exact path."""
@@ -587,11 +605,10 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
-        b = default_bins(span, h, kern, reg_type) if bins is None else bins
-        if b is None:       # no grid fits this bandwidth: every row exact
+        sums = _sums(X, Yc, kern, h, bins, reg_type, scale, lo, span)
+        if sums is None:    # no grid fits this bandwidth: every row exact
             need[:, gi] = True
             continue
-        sums = BinnedSums(X, Yc, kern, h, b, reg_type, scale, lo, span)
         S, E = sums.loo_gather(X, Yc)
         P, ok = _predictions(S, E, reg_type, d, tau, top, None if bins is not None else scale)
         totals[gi] = loss_grad(P[ok] + y_mean, Y[ok], loss)[0]

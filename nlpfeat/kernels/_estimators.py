@@ -62,8 +62,11 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         kernel by FFT and the query's sums interpolated; every query carries a bound of
         its error, and one whose bound does not certify the target (predictions within
         ``1e-6 * std(y)`` of the exact path, probabilities within 1e-6) runs on the
-        exact path, as do ``attention_weights``. ``bandwidth="loo"`` is then scored on
-        the grid too. ``"auto"``: binned for a smooth kernel ("gaussian", "logistic",
+        exact path, as do ``attention_weights``. The polynomial kernels
+        ("epanechnikov", "biweight", "triweight") need no grid: their sums are exact
+        (running moments of sorted strips of the rows), equal to the exact path's up to
+        rounding, which is bounded and certified alike. ``bandwidth="loo"`` is then
+        scored on the grid too. ``"auto"``: binned for a smooth kernel ("gaussian", "logistic",
         "sigmoid") with at most 3 features, metric "euclidean", dense X and at least
         50 000 training rows (with ``bandwidth`` not "loo-ard" or "aic"), else the tree
         for a compact kernel with at most 3 features, at least 5 000 training rows and a
@@ -73,7 +76,8 @@ _TAIL_PARAMS = """bandwidth_grid : int or array-like, default=None
         Grid intervals per feature across the training range for
         ``algorithm="binned"``: None chooses them from the bandwidth (12 to 16 nodes per
         bandwidth for the smooth kernels, which certifies the 1e-6 target; 16 to 400 for
-        the others, which rarely can: their queries then run exact) and certifies every
+        the others, which rarely can: their queries then run exact; for the polynomial
+        kernels, 8 strips per bandwidth, the last feature not binned) and certifies every
         query against the target; an explicit grid trades accuracy for speed: only the
         queries whose error bound exceeds 1e-3 of their weight sum run exact.
     on_empty : {"nearest", "mean", "nan", "raise"}, default="nearest"

@@ -261,6 +261,7 @@ def test_convex_hull_property_for_any_bandwidth():
     check()
 
 
+@pytest.mark.slow   # it compiles the parallel loops (about 16 CPU-s into an empty cache)
 @pytest.mark.parametrize("kernel,algorithm", [("gaussian", "brute"), ("epanechnikov", "brute"),
                                               ("epanechnikov", "tree"), ("laplacian", "brute")])
 def test_n_jobs_threads_give_exactly_the_one_thread_results(kernel, algorithm):

@@ -18,6 +18,9 @@ between the engines is :mod:`nlpfeat.kernels._engine`'s.
 - :mod:`._ard`: :func:`ard_objective`, the ``loo-ard`` loss and gradient;
 - :mod:`._binning`: spreading onto and gathering from the grids of ``algorithm="binned"``
   (imported by :mod:`nlpfeat.kernels._binned` on use);
+- :mod:`._polysums`: the exact sums of the polynomial kernels for ``algorithm="binned"``
+  (sorted strips and running moments; imported by :mod:`nlpfeat.kernels._binned_poly` on
+  use);
 - :mod:`._segments`: :func:`segment_attention` and :func:`position_weights`, the
   segment loops of the text features.
 

@@ -27,6 +27,7 @@ class _PairCounting(NamedTuple):
     tokenize: object
     working_memory: float | None
     prune_at: int | None
+    text: object = None             # the TextPass of the compiled numbering, or None
 
     def new_counts(self):
         return PairCounts(self.window, weighting=self.weighting, vocabulary=self.vocabulary,
@@ -46,15 +47,25 @@ def _count_partition(counting, docs):
     """The :class:`PairCounts` of one partition of a dask bag (on a worker)."""
     return counting.new_counts().update(map(strip_line_break, docs),
                                         working_memory=counting.working_memory,
-                                        tokenize=counting.tokenize)
+                                        tokenize=counting.tokenize,
+                                        text=_one_pass_text(counting.text,
+                                                            prune_at=counting.prune_at,
+                                                            tokenize=counting.tokenize))
+
+
+def _one_pass_text(text, *, prune_at, tokenize):
+    """The ``text`` argument of :meth:`PairCounts.update`: the compiled numbering with
+    the options ``text`` (None: the Python tokenizer), never with ``prune_at`` (its
+    counts depend on the chunks' boundaries, which the compiled pass draws otherwise)."""
+    return None if text is None or prune_at is not None else (text, _Tokenize(tokenize))
 
 
 def _count_bag(bag, window, *, symmetric, weighting, vocabulary, min_count, tokenize,
-               working_memory, prune_at):
+               working_memory, prune_at, text=None):
     """:func:`count_cooccurrence` of a dask bag: each partition counted on a worker, the
     counts merged by a tree reduction there (exact sums: the local counts)."""
     counting = _PairCounting(window, weighting, vocabulary, tokenize, working_memory,
-                             prune_at)
+                             prune_at, text)
     counts = bag_term_counts(counting, bag, _count_partition)
     return counts.matrix(min_count, symmetric=symmetric, release=True)
 
@@ -68,12 +79,13 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
     callers whose token lists come from :meth:`TextMixin._token_lists`, checked already.
     ``text`` (a :class:`~nlpfeat.text._counting._text_pass.TextPass`, or None): the
     options with which ``tokenize`` splits a string exactly as the compiled tokenizer
-    does; the symmetric counts then number string documents without a ``str`` per token.
+    does; string documents are then numbered without a ``str`` per token (all counts
+    but ``prune_at``'s, whose results depend on the chunks).
     """
     if is_dask_bag(docs):
         return _count_bag(docs, window, symmetric=symmetric, weighting=weighting,
                           vocabulary=vocabulary, min_count=min_count, tokenize=tokenize,
-                          working_memory=working_memory, prune_at=prune_at)
+                          working_memory=working_memory, prune_at=prune_at, text=text)
     counts = PairCounts(window, weighting=weighting, vocabulary=vocabulary, prune_at=prune_at)
     if symmetric and prune_at is None:
         matrix, vocabulary = count_upper_pairs(
@@ -83,7 +95,8 @@ def count_cooccurrence(docs, window, *, symmetric=True, weighting="uniform", voc
             symmetric=True, text=None if text is None else (text, _Tokenize(tokenize)))
         return matrix, vocabulary
     counts.update(docs, working_memory=working_memory, tokenize=tokenize,
-                  check_tokens=check_tokens)
+                  check_tokens=check_tokens,
+                  text=_one_pass_text(text, prune_at=prune_at, tokenize=tokenize))
     return counts.matrix(min_count, symmetric=symmetric, release=True)
 
 
@@ -142,9 +155,10 @@ def cooccurrence(docs, window=5, *, symmetric=True, context_weighting="uniform",
         Symmetric counts (without ``prune_at``) are counted in two passes over a
         temporary copy of the documents' token ids (4 bytes per token, in the system's
         temporary folder, removed at the end): the terms, then the pairs of the terms
-        kept by ``min_count`` only, each chunk's pairs sorted, cut into buckets appended
-        to files (about 12 bytes per distinct pair of a chunk), each bucket merged once:
-        the time grows linearly with the corpus. Peak memory is then this budget plus the
+        kept by ``min_count`` only, each chunk's pairs cut into buckets appended to
+        files (about 8 bytes per pair; 12 per distinct pair of a chunk for harmonic
+        weights), each bucket sorted and counted once: the time grows linearly with the
+        corpus. Peak memory is then this budget plus the
         vocabulary and the output (written from the merged buckets a block at a time),
         never the corpus nor the pairs of rare words.
         ``symmetric=False`` and ``prune_at`` count in one pass, with a table of every

@@ -29,6 +29,9 @@ __all__ = [
     "TEXT_PARAMETER_CONSTRAINTS",
     "TextMixin",
     "text_pass_options",
+    "char_pass_options",
+    "collapse_white_space",
+    "padded_words",
     "word_ngrams",
     "char_ngrams",
     "char_wb_ngrams",
@@ -103,6 +106,32 @@ def word_ngrams(tokens, ngram_range=(1, 1)):
     return features
 
 
+def collapse_white_space(text):
+    """``text`` with every run of two or more white space characters made one space: the
+    text whose character n-grams ``analyzer="char"`` takes (scikit-learn's rule).
+
+    Examples
+    --------
+    >>> from nlpfeat.text._base._analyzer import collapse_white_space
+    >>> collapse_white_space("a \t cat\tsat")
+    'a cat\tsat'
+    """
+    return _WHITE_SPACES.sub(" ", text)
+
+
+def padded_words(text):
+    """The words of ``text`` (split at white space) joined and padded by single spaces:
+    the text whose padded words ``analyzer="char_wb"`` takes n-grams inside.
+
+    Examples
+    --------
+    >>> from nlpfeat.text._base._analyzer import padded_words
+    >>> padded_words("a \t cat\u3000sat"), padded_words("")
+    (' a cat sat ', '  ')
+    """
+    return " " + " ".join(collapse_white_space(text).split()) + " "
+
+
 def char_ngrams(text, ngram_range=(1, 1)):
     """Character n-grams of ``text`` after collapsing runs of white space (scikit-learn's ``char``).
 
@@ -112,7 +141,7 @@ def char_ngrams(text, ngram_range=(1, 1)):
     >>> char_ngrams("a  cat", (2, 2))
     ['a ', ' c', 'ca', 'at']
     """
-    text = _WHITE_SPACES.sub(" ", text)
+    text = collapse_white_space(text)
     min_n, max_n = ngram_range
     features = list(text) if min_n == 1 else []
     for n in range(max(min_n, 2), min(max_n, len(text)) + 1):
@@ -133,7 +162,7 @@ def char_wb_ngrams(text, ngram_range=(1, 1)):
     """
     min_n, max_n = ngram_range
     features = []
-    for word in _WHITE_SPACES.sub(" ", text).split():
+    for word in collapse_white_space(text).split():
         word = f" {word} "
         for n in range(min_n, max_n + 1):
             if len(word) <= n:
@@ -143,7 +172,7 @@ def char_wb_ngrams(text, ngram_range=(1, 1)):
     return features
 
 
-def text_pass_options(estimator, *, stop_words=True, lower_tokens=False):
+def text_pass_options(estimator, *, stop_words=True, lower_tokens=False, positions=False):
     """The :class:`~nlpfeat.text._counting._text_pass.TextPass` options with which the
     compiled pass gives exactly ``estimator``'s word features, else None (the Python path).
 
@@ -152,10 +181,13 @@ def text_pass_options(estimator, *, stop_words=True, lower_tokens=False):
     by name, stop words (unless ``stop_words=False``: a caller that cannot drop them), any
     ``ngram_range``. Anything
     else (a custom ``token_pattern``, a callable preprocessor, tokenizer, analyzer or
-    accent stripper, another tokenizer, a stemmer, the character analyzers,
-    ``input="tokens"``, an estimator with its own features) takes the Python path.
+    accent stripper, another tokenizer, a stemmer, ``input="tokens"``, an estimator
+    with its own features) takes the Python path; the character analyzers have
+    :func:`char_pass_options`.
     ``lower_tokens``: the caller lowers each distinct token (see ``token_spans``); only
-    with ``lowercase`` and no accent stripping.
+    with ``lowercase`` and no accent stripping. ``positions``: the caller forms its own
+    features from the tokens (``PositionalBagOfWords``), so its ``_feature_fn`` does not
+    send it to the Python path.
     """
     strip_accents = getattr(estimator, "strip_accents", None)
     default = (
@@ -164,7 +196,7 @@ def text_pass_options(estimator, *, stop_words=True, lower_tokens=False):
         and getattr(estimator, "stemmer", None) is None
         and getattr(estimator, "preprocessor", None) is None
         and strip_accents in (None, "ascii", "unicode")
-        and type(estimator)._feature_fn is TextMixin._feature_fn
+        and (positions or type(estimator)._feature_fn is TextMixin._feature_fn)
     )
     if not default:
         return None
@@ -182,6 +214,30 @@ def text_pass_options(estimator, *, stop_words=True, lower_tokens=False):
     return TextPass(bool(estimator.lowercase), preprocess, words_to_drop,
                     ideographs=pattern is None, lower_tokens=lower_tokens)
 
+
+
+def char_pass_options(estimator, *, positions=False):
+    """The :class:`~nlpfeat.text._counting._char_ids.CharPass` options with which the
+    compiled pass gives exactly ``estimator``'s character n-grams (``analyzer="char"`` or
+    ``"char_wb"``), else None (the Python path): decoded str documents, lowercasing and
+    ``strip_accents`` by name (applied to each document in Python, as the analyzer does),
+    any ``ngram_range``; a ``preprocessor`` (its errors name the document on the Python
+    path), ``input="tokens"`` or an estimator with its own features take the Python path
+    (``positions``: as :func:`text_pass_options`).
+    """
+    supported = (
+        estimator.input != "tokens" and estimator.analyzer in ("char", "char_wb")
+        and getattr(estimator, "preprocessor", None) is None
+        and getattr(estimator, "strip_accents", None) in (None, "ascii", "unicode")
+        and (positions or type(estimator)._feature_fn is TextMixin._feature_fn)
+    )
+    if not supported:
+        return None
+    from nlpfeat.text._counting._analyzer_passes import CharPass  # numba: on use
+
+    normalise = padded_words if estimator.analyzer == "char_wb" else collapse_white_space
+    return CharPass(estimator.analyzer, check_ngram_range(estimator.ngram_range),
+                    estimator._text_fn(), normalise)
 
 
 class TextMixin:
@@ -409,13 +465,16 @@ class TextMixin:
     #: Private switch: False sends every document through the Python analyzer (tests).
     _compiled_text = True
 
-    def _text_pass_options(self, *, lower_tokens=False, ngrams=False):
+    def _text_pass_options(self, *, lower_tokens=False, ngrams=False, chars=False):
         """The :class:`TextPass` options when the compiled pass gives exactly the Python
         analyzer's features, else None (the Python path): see :func:`text_pass_options`;
         word n-grams only for a caller that counts them (``ngrams``: the pass's
-        ``ngram_range``), else they take the Python path."""
+        ``ngram_range``), else they take the Python path; the character analyzers only
+        for a caller that counts them (``chars``: :func:`char_pass_options`)."""
         if not self._compiled_text:
             return None
+        if chars and self.analyzer in ("char", "char_wb"):
+            return char_pass_options(self)
         ngram_range = check_ngram_range(self.ngram_range)
         if ngram_range != (1, 1) and not ngrams:
             return None

@@ -10,16 +10,16 @@ column and kept in column order, zeros included (``+1 - 1`` stays an explicit ze
 
 The features are read from one buffer of UTF-8 bytes per chunk, never as Python
 strings: word n-grams from token spans (``starts``, ``ends``, ``doc_offsets``; an n-gram
-is its tokens' bytes joined by a space, copied into a scratch buffer), character
-n-grams from the byte offset of each code point. Every function is compiled on first
+is its tokens' bytes joined by a space, copied into a scratch buffer); character
+n-grams are hashed where they are enumerated (``_char_ids.hash_char_ngrams``). Every
+function is compiled on first
 use (or loaded from numba's on-disk cache), never at import, and imports nothing from
 its callers.
 """
 import numpy as np
 from numba import njit
 
-__all__ = ["murmurhash3_32", "hash_spans", "hash_word_ngrams", "hash_char_ngrams",
-           "hashed_rows"]
+__all__ = ["murmurhash3_32", "hash_spans", "hash_word_ngrams", "hashed_rows"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _C1 = np.uint64(0xCC9E2D51)
@@ -81,7 +81,7 @@ def hash_spans(buffer, starts, ends):
     """The :func:`murmurhash3_32` of each span ``buffer[starts[k]:ends[k]]``, as int32."""
     out = np.empty(starts.shape[0], np.int32)
     for k in range(starts.shape[0]):
-        out[k] = murmurhash3_32(buffer, starts[k], ends[k])
+        out[k] = murmurhash3_32(buffer, np.int64(starts[k]), np.int64(ends[k]))
     return out
 
 
@@ -113,7 +113,7 @@ def hash_word_ngrams(buffer, starts, ends, doc_offsets, min_n, max_n):
         for n in range(min_n, min(max_n, n_tokens) + 1):
             for i in range(first, first + n_tokens - n + 1):
                 if n == 1:
-                    hashes[k] = murmurhash3_32(buffer, starts[i], ends[i])
+                    hashes[k] = murmurhash3_32(buffer, np.int64(starts[i]), np.int64(ends[i]))
                 else:
                     size = 0
                     for t in range(i, i + n):
@@ -123,82 +123,8 @@ def hash_word_ngrams(buffer, starts, ends, doc_offsets, min_n, max_n):
                         for b in range(starts[t], ends[t]):
                             scratch[size] = buffer[b]
                             size += 1
-                    hashes[k] = murmurhash3_32(scratch, 0, size)
+                    hashes[k] = murmurhash3_32(scratch, np.int64(0), np.int64(size))
                 k += 1
-    return hashes, row_offsets
-
-
-@njit(cache=True, nogil=True)
-def _word_bounds(buffer, char_bytes, lo, hi):
-    """Code points ``lo .. hi - 1`` split at single spaces: the (first, past-last) code
-    point of each non-empty run without a space, as an (n_words, 2) array."""
-    bounds = np.empty(((hi - lo) // 2 + 1, 2), np.int64)
-    n, start = 0, -1
-    for c in range(lo, hi + 1):
-        is_space = c == hi or buffer[char_bytes[c]] == _SPACE
-        if is_space:
-            if start >= 0:
-                bounds[n, 0], bounds[n, 1] = start, c
-                n += 1
-            start = -1
-        elif start < 0:
-            start = c
-    return bounds[:n]
-
-
-@njit(cache=True, nogil=True)
-def hash_char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n, words):
-    """Hashes of the character n-grams of each document.
-
-    The text of document ``d`` is code points ``doc_chars[d] .. doc_chars[d + 1] - 1``,
-    code point ``c`` the bytes ``buffer[char_bytes[c]:char_bytes[c + 1]]``. With
-    ``words=False`` (scikit-learn's ``char``, on text whose white space is already
-    collapsed) the n-grams are every ``n`` consecutive code points. With ``words=True``
-    (``char_wb``, on text of the form ``" w1 w2 ... wk "``: words separated by single
-    spaces) they are taken inside each word padded with its two spaces, and a padded
-    word no longer than ``n`` gives itself once and no longer n-grams. Returns
-    ``(hashes, row_offsets)`` as :func:`hash_word_ngrams`.
-    """
-    n_docs = doc_chars.shape[0] - 1
-    row_offsets = np.zeros(n_docs + 1, np.int64)
-    for d in range(n_docs):
-        total = 0
-        if words:
-            bounds = _word_bounds(buffer, char_bytes, doc_chars[d], doc_chars[d + 1])
-            for w in range(bounds.shape[0]):
-                size = bounds[w, 1] - bounds[w, 0] + 2
-                for n in range(min_n, max_n + 1):
-                    if size <= n:
-                        total += 1
-                        break
-                    total += size - n + 1
-        else:
-            size = doc_chars[d + 1] - doc_chars[d]
-            for n in range(min_n, min(max_n, size) + 1):
-                total += size - n + 1
-        row_offsets[d + 1] = row_offsets[d] + total
-    hashes = np.empty(row_offsets[n_docs], np.int32)
-    k = 0
-    for d in range(n_docs):
-        if words:
-            bounds = _word_bounds(buffer, char_bytes, doc_chars[d], doc_chars[d + 1])
-            for w in range(bounds.shape[0]):
-                lo, size = bounds[w, 0] - 1, bounds[w, 1] - bounds[w, 0] + 2
-                for n in range(min_n, max_n + 1):
-                    if size <= n:
-                        hashes[k] = murmurhash3_32(buffer, char_bytes[lo],
-                                                   char_bytes[lo + size])
-                        k += 1
-                        break
-                    for i in range(lo, lo + size - n + 1):
-                        hashes[k] = murmurhash3_32(buffer, char_bytes[i], char_bytes[i + n])
-                        k += 1
-        else:
-            lo, size = doc_chars[d], doc_chars[d + 1] - doc_chars[d]
-            for n in range(min_n, min(max_n, size) + 1):
-                for i in range(lo, lo + size - n + 1):
-                    hashes[k] = murmurhash3_32(buffer, char_bytes[i], char_bytes[i + n])
-                    k += 1
     return hashes, row_offsets
 
 

@@ -18,6 +18,8 @@ kept terms, spilled to disk and merged once, in linear time; :class:`PairCounts`
 the one-pass cases (``partial_fit``, Dask partitions, ``prune_at``, directed counts) and
 counts only the terms for the two-pass one.
 """
+from itertools import repeat
+
 import numpy as np
 
 from nlpfeat._chunking import PAIR_COUNTING_WORKING_MEMORY, chunk_n_rows
@@ -33,6 +35,7 @@ from nlpfeat.text._counting._pair_tables import (
     split_keys,
     token_ids,
 )
+from nlpfeat.text._counting._text_ids import TextChunk, TextIds
 from nlpfeat.text._counting._vocabulary import growing_vocabulary, grown
 
 __all__ = ["PairCounts", "counting_limit", "doc_chunks"]
@@ -57,7 +60,7 @@ def counting_limit(working_memory=None):
 
 
 def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens=True,
-               text=False):
+               text=False, per_token=16):
     """Yield lists of token lists whose counting takes about ``working_memory`` MiB.
 
     A document of ``L`` tokens costs ``8 L (2 min(window, L) + 4)`` bytes (ids, padding,
@@ -65,7 +68,8 @@ def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens
     With ``text``, the string documents come as
     :class:`~nlpfeat.text._counting._text_ids.TextChunk` s instead, untokenized, for
     the compiled numbering of :func:`~._pair_merge.count_upper_pairs` (which counts
-    their terms only: ids and lengths, about 16 bytes a token).
+    their terms only: ids and lengths, about ``per_token=16`` bytes a token; the one-pass
+    counts of :meth:`PairCounts.update` count their pairs too).
     """
     def cost(tokens):
         return 8 * len(tokens) * (2 * min(window, len(tokens)) + 4)
@@ -76,7 +80,7 @@ def doc_chunks(docs, window, working_memory=None, *, tokenize=None, check_tokens
     if text:
         from nlpfeat.text._counting._text_ids import text_chunks
 
-        yield from text_chunks(docs, counting_limit(working_memory), per_token=16,
+        yield from text_chunks(docs, counting_limit(working_memory), per_token=per_token,
                                to_tokens=as_tokens, cost=cost)
         return
     for _, chunk in document_chunks(docs, counting_limit(working_memory), cost,
@@ -175,11 +179,32 @@ class PairCounts:
         ``start`` (the index of the chunk's first document) is part of the
         :class:`~nlpfeat.text._counting.Counts` protocol; the token lists are checked
         already, so nothing here names a document."""
-        ids, lengths = self.count_terms(token_lists)
+        return self._add_ids(*self.count_terms(token_lists))
+
+    def _add_ids(self, ids, lengths):
+        """Count the pairs of one chunk whose terms are counted (ids, lengths)."""
         self._push(document_pairs(ids, lengths, self.window, weighting=self.weighting))
         if self.prune_at is not None and self.learn:
             self._prune()
         return self
+
+    def _text_ids(self, docs, options):
+        """``(ids, lengths)`` of the decoded documents ``docs`` in this vocabulary, the
+        tokens found and numbered by the compiled pass with ``options`` (a
+        :class:`~nlpfeat.text._counting._text_pass.TextPass`), each distinct token of
+        the chunk looked up once (new terms numbered in order of first appearance, as
+        token by token); None where the Python tokenizer must decide."""
+        from nlpfeat.text._counting._token_table import TokenTable  # numba: on use
+
+        table = TokenTable()                 # the chunk's own: pruning renumbers terms
+        numbered = TextIds(table, options).ids(docs)
+        if numbered is None:
+            return None
+        ids, lengths = numbered
+        strings = table.strings()
+        lookup = (map(self.vocabulary.__getitem__, strings) if self.learn else
+                  map(self.vocabulary.get, strings, repeat(-1)))
+        return np.fromiter(lookup, np.int64, table.n)[ids], lengths
 
     def count_terms(self, token_lists, numbered=None):
         """Count the terms (and documents) of one chunk, not its pairs: (ids, lengths).
@@ -206,13 +231,28 @@ class PairCounts:
         self.n_documents += len(lengths)
         return ids, lengths
 
-    def update(self, docs, *, working_memory=None, tokenize=None, check_tokens=True):
+    def update(self, docs, *, working_memory=None, tokenize=None, check_tokens=True,
+               text=None):
         """Count ``docs`` (read once) a chunk at a time; returns ``self``.
 
         String documents are split by ``tokenize``; an error names the document's index.
+        ``text``, ``(options, to_tokens)`` as :func:`~._pair_merge.count_upper_pairs`
+        takes it: string documents are numbered by the compiled pass with ``options``
+        instead (the same ids), a chunk it refuses split by ``to_tokens(doc, index)``.
+        Not with ``prune_at``, whose counts depend on the chunks' boundaries.
         """
+        if text is not None and self.prune_at is not None:
+            raise ValueError("The compiled text pass does not count with prune_at.")
+        per_token = 8 * (2 * min(self.window, 1024) + 4)     # as a token list's cost
         for chunk in doc_chunks(docs, self.window, working_memory, tokenize=tokenize,
-                                check_tokens=check_tokens):
+                                check_tokens=check_tokens, text=text is not None,
+                                per_token=per_token):
+            if isinstance(chunk, TextChunk):
+                numbered = self._text_ids(chunk.docs, text[0])
+                if numbered is not None:
+                    self._add_ids(*self.count_terms(None, (*numbered, self.n_terms)))
+                    continue
+                chunk = [text[1](doc, i) for i, doc in enumerate(chunk.docs, chunk.start)]
             self.add(chunk)
         return self
 
@@ -239,6 +279,16 @@ class PairCounts:
             mask = (words >= 0) & (contexts >= 0)
             stack.append((join_keys(words[mask], contexts[mask]), values[mask]))
         self._stack = stack
+
+    def keep_terms(self, ids, terms):
+        """Keep only the terms of ``ids`` (increasing), ``terms`` their strings in that
+        order, renumbered ``0 ..`` in that order with their frequencies; the counts must
+        hold no pairs (:func:`~._pair_merge.count_upper_pairs` counts them apart). The ids
+        may be those of a caller that numbers the terms itself (see :meth:`count_terms`),
+        the vocabulary then still empty."""
+        self._freq = self._freq[ids]
+        self._df = None if self._df is None else self._df[ids]
+        self.vocabulary = growing_vocabulary(zip(terms, range(len(terms))))
 
     def merge(self, other):
         """Add the statistics of ``other`` (its new terms are appended); returns ``self``."""

@@ -18,7 +18,7 @@ from numba import njit
 
 from nlpfeat.text._counting._sorted_tables import _merge_into
 
-__all__ = ["merge_runs", "window_keys"]
+__all__ = ["bucket_keys", "merge_runs", "window_keys"]
 
 
 @njit(cache=True, nogil=True)
@@ -94,3 +94,34 @@ def merge_runs(keys, values, bounds):
         bounds = new_bounds
     end = bounds[-1] if len(bounds) else 0
     return keys[:end], values[:end]
+
+
+@njit(cache=True, nogil=True)
+def bucket_keys(keys, bounds, row_first, shift):
+    """``keys`` grouped by bucket, in their order within each (a stable counting pass):
+    bucket ``b`` holds the keys ``bounds[b - 1] <= key < bounds[b]`` (``bounds`` sorted,
+    the first bucket unbounded below, the last above). ``row_first[r]`` is the bucket
+    of the smallest key of row ``r`` (``key >> shift``; ``np.searchsorted(bounds,
+    r << shift, "right")``): a key's bucket is found from there in a step or two, not by
+    a binary search. Returns (grouped keys, the ``len(bounds) + 2`` offsets of the
+    buckets in them)."""
+    n_buckets = len(bounds) + 1
+    n_bounds = len(bounds)
+    which = np.empty(len(keys), np.int32)
+    starts = np.zeros(n_buckets + 1, np.int64)
+    for i in range(len(keys)):
+        key = keys[i]
+        b = row_first[key >> shift]
+        while b < n_bounds and bounds[b] <= key:
+            b += 1
+        which[i] = b
+        starts[b + 1] += 1
+    for b in range(n_buckets):
+        starts[b + 1] += starts[b]
+    at = starts[:n_buckets].copy()
+    out = np.empty_like(keys)
+    for i in range(len(keys)):
+        b = which[i]
+        out[at[b]] = keys[i]
+        at[b] += 1
+    return out, starts

@@ -6,25 +6,31 @@ passes, as GloVe's ``cooccur`` does:
 1. the terms: frequencies (and document frequencies) of every term, while each chunk's
    token ids (4 bytes per token) and document lengths are written to a temporary folder
    (a learned vocabulary is numbered by a compiled token table,
-   :class:`~nlpfeat.text._counting._token_table.TokenTable`, its dict built once at the end);
+   :class:`~nlpfeat.text._counting._token_table.TokenTable`; only the strings of the
+   terms kept by ``min_count`` are made at the end, no dict of the rare ones);
 2. the pairs of the kept terms only (``min_count`` is known now; a dropped word keeps its
    position, so distances in the text are unchanged): each chunk's pairs are keyed by
-   (smaller id, larger id), the upper triangle of the symmetric counts, made by one
-   compiled pass (:func:`~nlpfeat.text._counting._pair_tables.document_pairs`) and
-   reduced to a sorted table (a sort of one chunk: constant work per token), and the
-   table is cut at fixed key boundaries into buckets, appended to one file per bucket.
-   The boundaries are quantiles of the first chunk's keys, as many as it takes for a
-   bucket to fit the budget. Each bucket, one sorted run per chunk, is then merged and
-   reduced on its own (compiled pairwise merges of the runs, equal keys summed), in key
-   order, and its rows appended to the CSR arrays of the result.
+   (smaller id, larger id), the upper triangle of the symmetric counts, by one compiled
+   pass (:func:`~nlpfeat.text._counting._pair_kernels.window_keys`), and cut at fixed key
+   boundaries into buckets appended to one file per bucket. The boundaries are
+   quantiles of the first chunk's keys, as many as it takes for a bucket to fit the
+   budget. Counts spill the keys themselves, grouped by bucket in one compiled pass
+   (:func:`~nlpfeat.text._counting._pair_kernels.bucket_keys`); each bucket is then
+   sorted and its equal keys counted, once. Harmonic weights spill each chunk's sorted
+   table instead (:func:`~nlpfeat.text._counting._pair_tables.document_pairs`: weights
+   summed per chunk), each bucket's runs merged pairwise, equal keys summed. The
+   buckets are reduced in key order, their rows appended to the CSR arrays of the
+   result.
 
-Every pair is sorted once (in its chunk) and merged ``log2(chunks)`` times in its
-bucket, each pass linear and over a budget-sized array, so the work grows as
-``n log(n / chunk)``, not with ever larger tables. Memory holds one chunk or one bucket plus the result (:class:`UpperCounts`: 4 bytes of column
-index and 4 of count per entry of the upper triangle, 8 for harmonic weights or counts
-beyond ``2**31 - 1``); the temporary files take about 4 bytes per token plus 12 per
-distinct pair of each chunk. Counts are integer sums, so they equal the one-pass counts
-of :class:`~nlpfeat.text._counting._pair_counts.PairCounts` bit for bit, whatever the chunking.
+Every pair is sorted once, in its bucket (a harmonic pair: in its chunk, then merged
+``log2(chunks)`` times in its bucket, each pass linear), over budget-sized arrays, so
+the work grows as ``n log(bucket)``, not with ever larger tables. Memory holds one chunk
+or one bucket plus the result (:class:`UpperCounts`: 4 bytes of column index and 4 of
+count per entry of the upper triangle, 8 for harmonic weights or counts beyond
+``2**31 - 1``); the temporary files take about 4 bytes per token plus 8 per pair (12
+per distinct pair of each chunk for harmonic weights). Counts are integer sums, so they
+equal the one-pass counts of :class:`~nlpfeat.text._counting._pair_counts.PairCounts`
+bit for bit, whatever the chunking.
 """
 import os
 import tempfile
@@ -49,6 +55,7 @@ __all__ = ["UpperCounts", "count_upper_pairs"]
 _BUCKET_BYTES_PER_PAIR = 48
 #: Most buckets (files) of one count: beyond it a bucket exceeds the budget.
 _MAX_BUCKETS = 4096
+_WIDE = np.empty(0, np.int64)   # the key dtype of window_keys' int64 keys
 
 
 class UpperCounts:
@@ -171,17 +178,45 @@ class _Buckets:
         self.bounds = None
         self.total = 0                  # sum of the counts (picks the result's dtype)
         self.runs = {}                  # bucket -> lengths of its sorted runs, in order
+        self.raw = False                # buckets of unsorted pair keys, each counted 1
 
     def _path(self, b):
         return os.path.join(self.folder, f"bucket-{b}")
+
+    def _set_bounds(self, sorted_keys, expected_pairs):
+        """Quantiles of the first chunk's (sorted) keys: as many buckets as it takes for
+        one to fit the budget."""
+        per_bucket = max(self.limit // _BUCKET_BYTES_PER_PAIR, 1)
+        n = int(min(max(-(-expected_pairs // per_bucket), 1), _MAX_BUCKETS))
+        self.bounds = np.unique(sorted_keys[np.arange(1, n) * len(sorted_keys) // n])
+
+    def add_keys(self, keys, expected_pairs, n_rows):
+        """Append the unsorted pair keys ``keys`` (int64, one per pair, each counted 1;
+        rows below ``n_rows``), grouped by bucket in one compiled pass; each bucket is
+        sorted and counted once, when it is reduced (no sort per chunk, no merge of runs)."""
+        from nlpfeat.text._counting._pair_kernels import bucket_keys  # numba: on use
+
+        if not len(keys):
+            return
+        self.raw = True
+        if self.bounds is None:          # quantiles of a sample of the first chunk
+            step = max(len(keys) // (1 << 16), 1)
+            self._set_bounds(np.sort(keys[::step]), expected_pairs)
+            rows = np.arange(n_rows, dtype=np.int64) << SHIFT
+            self._row_first = np.searchsorted(self.bounds, rows, side="right")
+        self.total += len(keys)
+        grouped, starts = bucket_keys(keys, self.bounds, self._row_first, SHIFT)
+        for b, (start, stop) in enumerate(pairwise(starts.tolist())):
+            if stop > start:
+                with open(self._path(b), "ab") as fh:
+                    grouped[start:stop].tofile(fh)
+                self.runs[b] = True
 
     def add(self, keys, values, expected_pairs):
         if not len(keys):
             return
         if self.bounds is None:          # quantiles of the first chunk's keys
-            per_bucket = max(self.limit // _BUCKET_BYTES_PER_PAIR, 1)
-            n = int(min(max(-(-expected_pairs // per_bucket), 1), _MAX_BUCKETS))
-            self.bounds = np.unique(keys[np.arange(1, n) * len(keys) // n])
+            self._set_bounds(keys, expected_pairs)
         if self.record["value"].kind == "i":
             top = int(values.max())
             if top > INT32_MAX:
@@ -225,6 +260,7 @@ class _Buckets:
         """Reduce each bucket in key order, appending its columns and sums to two files:
         (indptr, the files' paths, the sums' dtype, entries each row gets by mirroring)."""
         from nlpfeat.text._counting._pair_kernels import merge_runs  # numba: on use
+        from nlpfeat.text._counting._sorted_tables import _count_runs
 
         floating = self.record["value"].kind == "f"
         out_dtype = (np.float64 if floating else
@@ -238,16 +274,24 @@ class _Buckets:
             for b in range(n_buckets):
                 if not os.path.exists(self._path(b)):
                     continue
-                records = np.fromfile(self._path(b), self.record)
-                os.remove(self._path(b))
-                keys = np.ascontiguousarray(records["key"])
-                values = records["value"].astype(np.float64 if floating else np.int64)
-                del records
-                # the bucket is one sorted run per chunk: merged pairwise, equal keys
-                # summed, in linear passes (no sort)
-                bounds = np.concatenate([[0], np.cumsum(self.runs[b])])
-                keys, sums = merge_runs(keys, values, bounds)
-                del values
+                if self.raw:                  # the bucket's keys, sorted and counted
+                    keys = np.fromfile(self._path(b), np.int64)
+                    os.remove(self._path(b))
+                    keys.sort()
+                    sums = np.empty(len(keys), np.int64)
+                    keys = keys[:_count_runs(keys, False, keys, sums)]   # in place
+                    sums = sums[:len(keys)]
+                else:
+                    records = np.fromfile(self._path(b), self.record)
+                    os.remove(self._path(b))
+                    keys = np.ascontiguousarray(records["key"])
+                    values = records["value"].astype(np.float64 if floating else np.int64)
+                    del records
+                    # the bucket is one sorted run per chunk: merged pairwise, equal keys
+                    # summed, in linear passes (no sort)
+                    bounds = np.concatenate([[0], np.cumsum(self.runs[b])])
+                    keys, sums = merge_runs(keys, values, bounds)
+                    del values
                 rows = keys >> SHIFT
                 first = int(rows[0])
                 counted = np.bincount(rows - first)
@@ -275,7 +319,8 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
     terms : PairCounts
         Empty statistics that count the terms (:meth:`PairCounts.count_terms`); its
         ``window``, ``weighting`` and vocabulary (learned or fixed) apply. After the call
-        it holds the frequencies (and document frequencies) of every term, and no pairs.
+        it holds the frequencies (and document frequencies) of the kept terms (every
+        term of a fixed vocabulary), numbered in order of first appearance, and no pairs.
     min_count : int, default=1
         With a learned vocabulary, keep the terms seen at least this often (sorted, as
         :func:`~nlpfeat.text._counting._pair_tables.select_terms` orders them); pairs with
@@ -285,16 +330,18 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
         reduction of one bucket.
     check_terms : callable or None, default=None
         Called with ``terms`` once the terms are counted, before any term is selected
-        (e.g. to reject an empty corpus with the caller's message).
+        (e.g. to reject an empty corpus with the caller's message: ``n_documents``; a
+        learned vocabulary is not filled in yet).
     symmetric : bool, default=False
         Return the full symmetric counts ``U + U.T`` (CSR, int64 counts or float64
         weights), written from the reduced buckets a block at a time, instead of ``U``.
     text : tuple ``(options, to_tokens)`` or None, default=None
         How a :class:`~nlpfeat.text._counting._text_ids.TextChunk` is numbered: by the
         compiled tokenizer with ``options`` (a
-        :class:`~nlpfeat.text._counting._text_pass.TextPass`) while a learned vocabulary
-        is numbered by the token table, else (or where the compiled pass refuses the
-        chunk) by ``to_tokens(doc, index)``, the same tokens from Python.
+        :class:`~nlpfeat.text._counting._text_pass.TextPass`), into the token table
+        while it numbers a learned vocabulary, else looked up in the vocabulary once per
+        distinct token of the chunk (:meth:`PairCounts._text_ids`); where the compiled
+        pass refuses the chunk, by ``to_tokens(doc, index)``, the same tokens from Python.
 
     Returns
     -------
@@ -323,8 +370,12 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
                 if isinstance(chunk, TextChunk):      # decoded documents
                     if table is not None:
                         numbered = numbering.ids(chunk.docs)
+                        n_terms = table.n
+                    else:                             # a fixed vocabulary, or a dict
+                        numbered = terms._text_ids(chunk.docs, text[0])
+                        n_terms = terms.n_terms
                     if numbered is not None:
-                        numbered = (*numbered, table.n)
+                        numbered = (*numbered, n_terms)
                         chunk = numbered[1]           # only its length is read
                     else:
                         chunk = [text[1](doc, i) for i, doc in enumerate(chunk.docs,
@@ -341,23 +392,35 @@ def count_upper_pairs(chunks, terms, *, min_count=1, limit, check_terms=None,
                 ids.astype(np.int32).tofile(ids_file)
                 lengths.astype(np.int64).tofile(lengths_file)
                 n_tokens += len(ids)
-        if table is not None:
-            terms.vocabulary.update(zip(table.strings(), range(table.n)))
         if check_terms is not None:
             check_terms(terms)
         if terms.learn:
-            kept, vocabulary = select_terms(terms.freq, terms.vocabulary, min_count)
-            new_id = np.full(terms.n_terms, -1, dtype=np.int64)
+            # the strings of the kept terms only, from the table when it numbered them all
+            n_terms = terms.n_terms if table is None else table.n
+            kept, vocabulary = select_terms(
+                terms._freq[:n_terms], terms.vocabulary, min_count,
+                strings=None if table is None else table.strings_of)
+            new_id = np.full(n_terms, -1, dtype=np.int64)
             new_id[kept] = np.arange(len(kept))
+            by_id = np.argsort(kept)
+            words = list(vocabulary)
+            terms.keep_terms(kept[by_id], [words[i] for i in by_id.tolist()])
         else:
             new_id, vocabulary = None, dict(terms.vocabulary)
         buckets = _Buckets(folder, np.float64 if weighting == "harmonic" else np.int32, limit)
+        from nlpfeat.text._counting._pair_kernels import window_keys  # numba: on use
+
         for ids, lengths in _stored_chunks(ids_path, lengths_path, window, limit):
             # learned ids are never -1; a fixed vocabulary's -1 (unknown) stays -1
             ids = new_id[ids] if new_id is not None else ids.astype(np.int64)
-            keys, values = document_pairs(ids, lengths, window, weighting=weighting,
-                                          upper=True)
-            buckets.add(keys, values, len(keys) * n_tokens // max(len(ids), 1))
+            if weighting == "harmonic":     # weights: summed per chunk, runs merged
+                keys, values = document_pairs(ids, lengths, window, weighting=weighting,
+                                              upper=True)
+                buckets.add(keys, values, len(keys) * n_tokens // max(len(ids), 1))
+            else:                           # counts: each pair's key, counted per bucket
+                keys = window_keys(ids, lengths, window, True, SHIFT, _WIDE, False)[0]
+                buckets.add_keys(keys, len(keys) * n_tokens // max(len(ids), 1),
+                                 len(vocabulary))
         os.remove(ids_path)
         os.remove(lengths_path)
         return buckets.assemble(len(vocabulary), symmetric=symmetric), vocabulary

@@ -266,23 +266,31 @@ def document_pairs(ids, lengths, window, *, weighting="uniform", upper=False):
     return keys.astype(np.int64, copy=False), values
 
 
-def select_terms(freq, vocabulary, min_count):
+def select_terms(freq, vocabulary, min_count, *, strings=None):
     """Terms seen at least ``min_count`` times, sorted: (their old ids, new vocabulary).
 
-    ``vocabulary`` maps each term to its id; ``freq`` is indexed by id.
+    ``vocabulary`` maps each term to its id; ``freq`` is indexed by id. With ``strings``
+    (``ids -> list of str``, e.g. a token table's ``strings_of``) the terms of the ids
+    kept are asked of it instead, and ``vocabulary`` may be None: no string, no dict
+    entry for a term that is not kept.
     """
-    if not len(vocabulary):
+    if not (len(freq) if strings is not None else len(vocabulary)):
         raise ValueError("The documents hold no tokens at all; check the tokenizer options "
                          "(the default regexp tokenizer drops one-letter words).")
-    terms = np.empty(len(vocabulary), dtype=object)
-    terms[np.fromiter(vocabulary.values(), np.int64, len(vocabulary))] = list(vocabulary)
     kept = np.flatnonzero(freq >= min_count)
     if not len(kept):
         raise ValueError(
             f"min_count={min_count} removes every term: the most frequent term occurs "
             f"{int(freq.max())} time(s). Lower min_count or pass a larger corpus.")
-    kept = kept[string_order(terms[kept])]
-    return kept, dict(zip(terms[kept].tolist(), range(len(kept))))
+    if strings is None:
+        terms = np.empty(len(vocabulary), dtype=object)
+        terms[np.fromiter(vocabulary.values(), np.int64, len(vocabulary))] = list(vocabulary)
+        words = terms[kept]
+    else:
+        words = np.empty(len(kept), dtype=object)
+        words[:] = strings(kept)
+    order = string_order(words)
+    return kept[order], dict(zip(words[order].tolist(), range(len(kept))))
 
 
 def pairs_to_matrix(table, n_terms, new_id=None, *, symmetric=True, block=1 << 22):

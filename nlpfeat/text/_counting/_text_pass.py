@@ -145,6 +145,10 @@ class _Pass:
         self.at = np.full(0, -1, np.intc)       # _rows's entry of each token id
         self.ngrams = None if tuple(options.ngram_range) == (1, 1) else _Ngrams(options)
 
+    def chunk_chars(self, working_memory):
+        """Characters per chunk within ``working_memory`` MiB."""
+        return chunk_chars(working_memory, self.options.ngram_range)
+
     def local(self, docs):
         """Tokens of one chunk numbered in a table of its own (runs on a thread)."""
         spans = token_spans(docs, lowercase=self.options.lowercase,
@@ -204,14 +208,14 @@ class _Pass:
                 new = lowered
         return new
 
-    def _terms(self, new, stop_words, ngrams=False):
+    def _terms(self, new, stop_words):
         """The term ids of the features ``new`` (str, first seen in this chunk), added to
         a growing vocabulary; -1: a stop word, or a feature outside a fixed vocabulary.
         While the pass is ``exact`` (its terms, tokens first seen in a fresh vocabulary,
         are their tokens' bytes: nothing but ASCII letters lowered), new tokens are new
         distinct terms: added without checking."""
         vocabulary = self.vocabulary
-        terms = (_fresh_terms(vocabulary, new, self.exact and not ngrams)
+        terms = (_fresh_terms(vocabulary, new, self.exact and self.ngrams is None)
                  if self.learn and not stop_words else None)
         if terms is not None:
             return terms
@@ -230,8 +234,15 @@ class _Pass:
             return ids, self.terms_of(local_table), doc_offsets
         return self.ngrams.counting(self, local_table, ids, doc_offsets)
 
+    def fused(self):
+        """Whether the fused scan counts this pass's chunks on one thread: the word pass
+        without n-grams (a subclass for another analyzer tokenizes its own way)."""
+        return (self.ngrams is None and type(self).local is _Pass.local
+                and type(self).counting is _Pass.counting)
+
     def python_chunks(self, start, docs):
         """The chunk counted by the Python path (a chunk the compiled pass refuses)."""
+        self.exact = False              # the Python analyzer adds terms of its own
         return list(count_chunks(docs, self.vocabulary, learn=self.learn, analyze=self.analyze,
                                  chunk_tokens=1 << 62, start=start))
 
@@ -286,7 +297,7 @@ class _Ngrams:
             new = ngram_strings(self.words, buffer.view(np.int32), starts[at] // 4,
                                 (ends[at] - starts[at]) // 4)
             self.term_of_ngram = grown(self.term_of_ngram, self.table.n, keep=n_before)
-            self.term_of_ngram[n_before:self.table.n] = state._terms(new, None, ngrams=True)
+            self.term_of_ngram[n_before:self.table.n] = state._terms(new, None)
         return ngram_ids, self.term_of_ngram, ngram_offsets
 
 
@@ -335,11 +346,11 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
     ------
     chunk : CountChunk
     """
-    state = _Pass(vocabulary, learn, options, analyze, start)
-    chunks = document_chunks(docs, chunk_chars(working_memory, options.ngram_range),
-                             start=start)
+    # another analyzer's options (character n-grams, positions) bring their own state
+    state = getattr(options, "state", _Pass)(vocabulary, learn, options, analyze, start)
+    chunks = document_chunks(docs, state.chunk_chars(working_memory), start=start)
     n_jobs = effective_n_jobs(n_jobs)
-    if n_jobs == 1 and state.ngrams is None:
+    if n_jobs == 1 and state.fused():
         for first, chunk in chunks:
             rows = state.numbered(first, chunk)
             del chunk              # one chunk's temporaries alive at a time

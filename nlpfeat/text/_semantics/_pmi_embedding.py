@@ -40,9 +40,7 @@ __all__ = ["PMIEmbedding"]
 
 def _count_partition(estimator, docs):
     """The :class:`PairCounts` of one partition of a dask bag (on a worker)."""
-    return estimator._new_counts().update(
-        estimator._token_stream(map(strip_line_break, docs)),
-        working_memory=estimator.working_memory, check_tokens=False)
+    return estimator._update_counts(estimator._new_counts(), map(strip_line_break, docs))
 
 class _DocumentTokens:
     """``(doc, index) -> tokens`` by the estimator's token function; an error names the
@@ -479,11 +477,21 @@ class PMIEmbedding(ClassNamePrefixFeaturesOutMixin, TokenOptions, TransformerMix
         if is_dask_bag(X):
             counts = bag_term_counts(self, X, _count_partition)
         else:
-            counts = self._new_counts().update(self._token_stream(X),
-                                               working_memory=self.working_memory,
-                                               check_tokens=False)
+            counts = self._update_counts(self._new_counts(), X)
         check_corpus_nonempty(counts.n_documents)
         return counts
+
+    def _update_counts(self, counts, X):
+        """``counts`` updated with the documents ``X``: string documents numbered by the
+        compiled pass where the text options allow it exactly (not with ``prune_at``,
+        whose counts depend on the chunks' boundaries), else token lists."""
+        options = None if self.prune_at is not None else self._text_pass_options()
+        if options is None:
+            return counts.update(self._token_stream(X), working_memory=self.working_memory,
+                                 check_tokens=False)
+        return counts.update(self._iter_docs(X), working_memory=self.working_memory,
+                             check_tokens=False,
+                             text=(options, _DocumentTokens(self._token_fn())))
 
     def _embed(self, upper, vocabulary, terms):
         """Vocabulary, PPMI-SVD vectors and idf from the symmetric counts ``upper`` of the

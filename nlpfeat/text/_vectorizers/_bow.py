@@ -110,8 +110,8 @@ class CountingVectorizerMixin(TextOptions):
     def _text_pass_options(self, *, lower_tokens=True):
         """The compiled pass's options (see :meth:`TextMixin._text_pass_options`); the
         counting vectorizers lower each distinct token rather than whole documents, and
-        count word n-grams on the pass."""
-        return super()._text_pass_options(lower_tokens=lower_tokens, ngrams=True)
+        count word n-grams and character n-grams on the pass."""
+        return super()._text_pass_options(lower_tokens=lower_tokens, ngrams=True, chars=True)
 
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
@@ -567,10 +567,12 @@ class BagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstimator,
     fitted estimator is the same in-memory estimator as a single-machine fit; ``transform``
     returns a ``dask.array`` of CSR blocks.
     **Compiled text pass.** With the default tokenizer and pattern (or scikit-learn's,
-    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``,
-    ``ngram_range=(1, 1)``, no stemmer or preprocessor and ``strip_accents`` None or
+    ``(?u)\\b\\w\\w+\\b``), ``analyzer="word"``, any
+    ``ngram_range``, no stemmer or preprocessor and ``strip_accents`` None or
     named, documents are tokenized and counted by compiled code (no Python object per
-    token), with exactly the tokens, lowercasing and stop words of the Python path; other
+    token), with exactly the tokens, lowercasing and stop words of the Python path; so are
+    the character n-grams of ``analyzer="char"`` and ``"char_wb"`` (no preprocessor,
+    ``strip_accents`` None or named; a ``str`` only per distinct n-gram); other
     settings take the Python path.
     Settings that make a parameter unused (``stop_words`` with ``analyzer="char"``, a
     ``preprocessor`` with a callable ``analyzer``, ...) raise a ``UserWarning`` at ``fit``.

@@ -21,10 +21,11 @@ from nlpfeat._validation import (
     validate_parameters,
 )
 from nlpfeat.text._base._analyzer import (
-    _WHITE_SPACES,
     TEXT_PARAMETER_CONSTRAINTS,
     check_encoding,
     check_ngram_range,
+    collapse_white_space,
+    padded_words,
 )
 from nlpfeat.text._base._documents import check_not_bag
 from nlpfeat.text._base._options import TextOptions
@@ -239,14 +240,17 @@ class HashingVectorizer(TextOptions, TransformerMixin, BaseEstimator,
                 spans = _chunk_spans(chunk, tokens, start, options)
                 return _murmur.hash_word_ngrams(*spans, min_n, max_n)
         else:
+            from nlpfeat.text._counting._char_ids import encoded_chars, hash_char_ngrams
+
             text, words = self._text_fn(), self.analyzer == "char_wb"
-            normalised = _padded_words if words else _collapsed
+            normalised = padded_words if words else collapse_white_space
 
             def hashes_of(chunk, start):
-                buffer, char_bytes, doc_chars = encode_texts(
-                    [normalised(text(doc)) for doc in chunk], start)
-                return _murmur.hash_char_ngrams(buffer, char_bytes, doc_chars, min_n, max_n,
-                                                words)
+                texts = [normalised(text(doc)) for doc in chunk]
+                found = encoded_chars(texts)
+                if found is None:                   # a lone surrogate: the error naming it
+                    encode_texts(texts, start)
+                return hash_char_ngrams(*found, min_n, max_n, words)
         return hashes_of
 
     def __sklearn_tags__(self):
@@ -270,16 +274,6 @@ def _chunk_spans(docs, tokens, start, options=None):
         if spans is not None:
             return spans
     return spans_of_token_lists(list(map(tokens, docs)), start)
-
-
-def _collapsed(text):
-    """``text`` with every run of white space collapsed to one space (``char``)."""
-    return _WHITE_SPACES.sub(" ", text)
-
-
-def _padded_words(text):
-    """The words of ``_collapsed(text)`` joined and padded by single spaces (``char_wb``)."""
-    return " " + " ".join(_WHITE_SPACES.sub(" ", text).split()) + " "
 
 
 def _check_not_one_string(X):

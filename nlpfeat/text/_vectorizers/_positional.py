@@ -1,5 +1,4 @@
 """Positional bag of words: counts of (position, term) pairs such as ``"0|你"``."""
-import re
 from functools import partial
 from typing import Any
 
@@ -8,16 +7,19 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from nlpfeat._docstrings import fill_doc
 from nlpfeat._params import estimator_params
 from nlpfeat._validation import Integral, Interval, StrOptions
-from nlpfeat.text._base._analyzer import Chain, check_ngram_range
+from nlpfeat.text._base._analyzer import (
+    Chain,
+    char_pass_options,
+    check_ngram_range,
+    collapse_white_space,
+    text_pass_options,
+)
 from nlpfeat.text._vectorizers._bow import (
     COUNTING_PARAMETER_CONSTRAINTS,
     CountingVectorizerMixin,
 )
 
 __all__ = ["PositionalBagOfWords", "position_values"]
-
-_WHITE_SPACES = re.compile(r"\s\s+")
-
 
 def position_values(n_grams, n_units, n, position="absolute", n_bins=10):
     """Position value of each of the ``n_grams`` n-grams of a sequence of ``n_units`` units.
@@ -62,6 +64,11 @@ class PositionalBagOfWords(CountingVectorizerMixin, TransformerMixin, BaseEstima
       positions 1-2, bin 2 positions 3-6, bin 3 positions 7-14, and so on.
 
     Only features whose position value is below ``max_position`` are kept.
+
+    With the word or character options that the compiled text pass honours (see
+    "Compiled text pass" in :class:`BagOfWords`), the features are formed and counted by
+    compiled code, a ``str`` made only per distinct feature, with exactly the Python
+    path's output.
 
     Parameters
     ----------
@@ -119,7 +126,7 @@ vocabulary, dtype, working_memory, verbose
             return self._analyzer_fn()
         if self.analyzer == "word":
             return self._token_fn()
-        return Chain([self._text_fn(), partial(_WHITE_SPACES.sub, " ")])
+        return Chain([self._text_fn(), collapse_white_space])
 
     def _feature_fn(self):
         min_n, max_n = check_ngram_range(self.ngram_range)
@@ -128,6 +135,33 @@ vocabulary, dtype, working_memory, verbose
             join="".join if self.analyzer == "char" else " ".join, position=self.position,
             n_bins=self.n_bins, max_position=self.max_position,
         )
+
+    def _text_pass_options(self, *, lower_tokens=True):
+        """The compiled pass's options (:class:`~nlpfeat.text._counting._analyzer_passes.
+        PositionalPass`) when it gives exactly the Python path's features, else None: the
+        word analyzer with the options :func:`text_pass_options` honours, ``"char"`` with
+        those of :func:`char_pass_options`; a callable analyzer takes the Python path."""
+        if not self._compiled_text or self.analyzer not in ("word", "char"):
+            return None
+        from nlpfeat.text._counting._analyzer_passes import PositionalPass  # numba: on use
+        from nlpfeat.text._counting._position_ids import MAX_BINS, POSITION_MODES
+
+        if self.n_bins > MAX_BINS:
+            return None
+        if self.analyzer == "word":
+            found = text_pass_options(self, lower_tokens=lower_tokens, positions=True)
+            fields = None if found is None else found._asdict()
+        else:
+            found = char_pass_options(self, positions=True)
+            fields = None if found is None else {"text": found.text,
+                                                 "normalise": found.normalise}
+        if fields is None:
+            return None
+        fields.pop("ngram_range", None)
+        max_position = MAX_BINS if self.max_position is None else self.max_position
+        return PositionalPass(self.analyzer, check_ngram_range(self.ngram_range),
+                              POSITION_MODES[self.position], int(self.n_bins),
+                              int(min(max_position, MAX_BINS)), **fields)
 
     def _unused_text_params(self):
         # a callable analyzer gives the units, whose n-grams are still formed

@@ -80,7 +80,8 @@ def test_word_ngrams_take_the_pass_only_in_the_counting_vectorizers():
 
     for Vectorizer in (BagOfWords, TfidfVectorizer):
         assert Vectorizer(ngram_range=(2, 4))._text_pass_options().ngram_range == (2, 4)
-    assert PositionalBagOfWords(ngram_range=(1, 2))._text_pass_options() is None
+    positional = PositionalBagOfWords(ngram_range=(1, 2))._text_pass_options()
+    assert positional.ngram_range == (1, 2) and positional.state.__name__ == "_PositionState"
     assert BagOfWords(ngram_range=(1, 2), tokenizer="whitespace")._text_pass_options() is None
 
 

@@ -64,3 +64,19 @@ def test_merge_runs_equals_a_sort_and_a_sum(parts, dtype):
     expected_keys, expected = reduce_pairs(keys, values)
     np.testing.assert_array_equal(got_keys, expected_keys)
     np.testing.assert_array_equal(got, expected)      # small integers: exact in floats
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 2**31 - 1)), max_size=40),
+       st.lists(st.tuples(st.integers(0, 7), st.integers(0, 2**31 - 1)), max_size=6))
+def test_bucket_keys_equals_a_stable_sort_by_searchsorted(pairs, bound_pairs):
+    from nlpfeat.text._counting._pair_kernels import bucket_keys
+
+    keys = np.array([(a << 32) | b for a, b in pairs], dtype=np.int64)
+    bounds = np.unique(np.array([(a << 32) | b for a, b in bound_pairs], dtype=np.int64))
+    row_first = np.searchsorted(bounds, np.arange(8, dtype=np.int64) << 32, side="right")
+    grouped, starts = bucket_keys(keys, bounds, row_first, 32)
+    which = np.searchsorted(bounds, keys, side="right")
+    order = np.argsort(which, kind="stable")
+    assert grouped.tolist() == keys[order].tolist()
+    assert starts.tolist() == [0, *np.cumsum(np.bincount(which, minlength=len(bounds) + 1))]

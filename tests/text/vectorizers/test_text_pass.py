@@ -73,6 +73,17 @@ def test_partial_fit_and_streams_equal_the_python_path():
     assert (compiled.transform(X) != python.transform(X)).nnz == 0
 
 
+def test_a_chunk_the_pass_refuses_then_the_fused_scan_gives_the_python_path():
+    """A refused chunk (a lone surrogate) adds its terms by the Python path; the later
+    chunks' tokens new to the pass's table may already be terms."""
+    X = ["odd \udcff Surrogate words", "words Surrogate new", "new odd words"] * 3
+    for working_memory in (None, 1e-5):
+        compiled = BagOfWords(working_memory=working_memory)
+        python = python_path(BagOfWords())
+        assert (compiled.fit_transform(X) != python.fit_transform(X)).nnz == 0
+        assert compiled.vocabulary_ == python.vocabulary_
+
+
 def test_bytes_files_and_decode_errors_take_the_pass_after_decoding(tmp_path):
     data = ["Café crème".encode("latin-1"), b"plain Bytes \xff here"]
     for options in ({"encoding": "latin-1"}, {"decode_error": "replace"},
@@ -90,12 +101,13 @@ def test_bytes_files_and_decode_errors_take_the_pass_after_decoding(tmp_path):
 @pytest.mark.parametrize("options", [
     {"token_pattern": r"\b\w+\b"}, {"tokenizer": "whitespace"}, {"tokenizer": str.split},
     {"stemmer": "porter"}, {"preprocessor": str.upper}, {"strip_accents": str.lower},
-    {"ngram_range": (1, 2), "analyzer": "char"}, {"analyzer": "char"}, {"analyzer": str.split},
+    {"analyzer": "char", "preprocessor": str.upper}, {"analyzer": "char", "input": "tokens"},
+    {"analyzer": "char", "strip_accents": str.lower}, {"analyzer": str.split},
     {"input": "tokens"},
 ])
 def test_options_the_pass_cannot_honour_take_the_python_path(options):
     assert BagOfWords(**options)._text_pass_options() is None
-    assert PositionalBagOfWords()._text_pass_options() is None
+    assert PositionalBagOfWords(**options)._text_pass_options() is None
 
 
 def test_n_jobs_is_validated():
