@@ -207,7 +207,8 @@ def _loo_chunks(X, Y, kern, metric, grid, rows, need, reg_type, working_memory, 
     d = Z.shape[1]
     Zt = np.ascontiguousarray(Z.T)
     fam, prod = family_code(kern), metric == "product"
-    R = np.ascontiguousarray(np.broadcast_to(base / grid, (len(grid), d)))
+    # a writable copy: a broadcast view is read-only, a second specialisation of each loop
+    R = np.array(np.broadcast_to(base / grid, (len(grid), d)), order="C")
     ray = scales is not None
     inv_s2 = 1.0 / scales**2 if ray else np.ones(len(grid))
     shift = ray and fam == GAUSSIAN

@@ -42,7 +42,7 @@ def encode_texts(texts, start=0):
     except UnicodeEncodeError as error:
         index = int(np.searchsorted(doc_chars, error.start, side="right")) - 1
         raise _surrogate_error(start + index, joined[error.start]) from None
-    buffer = np.frombuffer(data, np.uint8)
+    buffer = np.frombuffer(bytearray(data), np.uint8)   # writable, as the compiled spans
     if len(data) == len(joined):                   # ASCII: a byte per code point
         char_bytes = np.arange(len(data) + 1, dtype=np.int64)
     else:
@@ -77,7 +77,7 @@ def spans_of_token_lists(token_lists, start=0):
         except (TypeError, UnicodeEncodeError):
             data = None
         if data is not None:          # the zero bytes end the tokens, unless a token has one
-            buffer = np.frombuffer(data, np.uint8)
+            buffer = np.frombuffer(bytearray(data), np.uint8)
             zeros = np.flatnonzero(buffer == 0)
             if zeros.size == len(tokens) - 1:
                 starts = np.empty(len(tokens), np.int64)

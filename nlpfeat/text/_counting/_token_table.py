@@ -350,6 +350,8 @@ class TokenTable:
         return self.add_table(other, lo, lower=True)
 
     def _numbered(self, words, starts, sizes, stored, max_words):
+        # int64 bounds whatever the caller's (one specialisation of the compiled loop)
+        starts, sizes = np.asarray(starts, np.int64), np.asarray(sizes, np.int64)
         n_tokens = len(starts)
         self.check_room(n_tokens)
         self._first = grown(self._first, self.n + n_tokens, keep=self.n)
