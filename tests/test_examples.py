@@ -115,9 +115,8 @@ def _options(source):
 
 #: The examples whose quick form costs over 6 CPU-s on a fresh clone (a study's grid, a
 #: Dask cluster, a corpus's embeddings, a grid search): run by ``.ci/run`` after the
-#: README's command, which keeps the four lightest (a pipeline, attention heads,
-#: dependency features, topic models).
-LONG = {"heads_study.py", "grid_search_dask.py", "count_deviation.py", "lee_similarity.py",
+#: README's command, which keeps the two lightest (a pipeline, attention heads).
+LONG = {"dependency_features.py", "topics_lee.py", "heads_study.py", "grid_search_dask.py", "count_deviation.py", "lee_similarity.py",
         "warmup_init_study.py", "chinese_text.py", "binned_million.py", "compare_attention.py",
         "semantic_units.py", "pmi_substitutability.py", "grid_search_kernels.py"}
 

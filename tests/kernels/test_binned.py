@@ -164,6 +164,7 @@ def test_binned_loo_picks_the_exact_choice_or_a_close_neighbour(reg_type):
     np.testing.assert_allclose(binned.loo_scores_, exact.loo_scores_, rtol=1e-5)
 
 
+@pytest.mark.slow   # 9 CPU-s; the regressor's LOO on the grid stays
 def test_binned_loo_classifier_log_loss():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(600, 2))

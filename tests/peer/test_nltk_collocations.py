@@ -174,6 +174,7 @@ def test_default_lowercasing_equals_nltk_on_lowercased_words(lee):
                         found.score_ngrams(metrics.BigramAssocMeasures.pmi), min_len=500)
 
 
+@pytest.mark.slow   # 9 CPU-s; every measure stays, on Lee
 def test_window_and_word_filter_equal_nltk(wiki):
     """The doctest's windowed likelihood ratio with a stop-word and length filter."""
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS

@@ -121,6 +121,7 @@ def test_loo_grid_ll_equals_numpy_engine(kernel, metric):
 @pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov", "biweight", "triweight",
                                     "tricube", "triangular", "cosine", "laplacian",
                                     "logistic", "sigmoid"])
+@pytest.mark.slow   # it compiles the local linear loo-ard loops (9 CPU-s into an empty cache)
 @pytest.mark.parametrize("metric", ["euclidean", "product"])
 def test_loo_ard_ll_objective_and_gradient_equal_numpy_engine(kernel, metric):
     X, Y, _ = _data(n=80)

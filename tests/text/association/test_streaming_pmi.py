@@ -101,6 +101,7 @@ def test_windows_never_join_the_last_and_first_documents_of_two_chunks():
     assert counts[vocabulary["aa"], vocabulary["bb"]] == 50
 
 
+@pytest.mark.slow   # a memory bound: 5 CPU-s
 def test_counting_memory_does_not_grow_with_the_number_of_chunks():
     """The same documents counted 4 and 16 times: the vocabulary and the pair table are
     the same size, so the peak must not grow with the number of chunks read."""
@@ -160,6 +161,7 @@ def test_prune_at_must_be_positive():
 
 
 # ---- PMIEmbedding ------------------------------------------------------------------------
+@pytest.mark.slow   # 6 CPU-s; cooccurrence of the same Corpus file stays (above)
 def test_pmi_embedding_of_a_corpus_file_equals_the_list(corpus_file, wiki_lines):
     params = {"n_components": 10, "min_count": 3, "random_state": 0, "working_memory": 0.1}
     expected = PMIEmbedding(**params).fit(wiki_lines)

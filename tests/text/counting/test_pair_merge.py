@@ -136,6 +136,7 @@ def test_documents_without_pairs_give_an_empty_matrix():
     assert counts.shape == (2, 2) and counts.nnz == 0 and counts.dtype == np.int64
 
 
+@pytest.mark.slow   # 7 CPU-s; the one-shot rule stays in tests/text/test_text_common.py
 def test_a_one_shot_generator_is_read_once_and_gives_the_list_counts(wiki_lines):
     expected, vocabulary = cooccurrence(wiki_lines, 5, min_count=2, working_memory=0.05)
     got, got_vocabulary = cooccurrence((line for line in wiki_lines), 5, min_count=2,
@@ -231,6 +232,7 @@ def test_operator_svd_holds_at_most_a_few_dense_blocks():
     assert peak < 2.4 * float64_block   # scipy's QR of a C-ordered array, svd_flip: 3.5
 
 
+@pytest.mark.slow   # the counts' chunk independence stays (test_spilled_counts_...)
 def test_pmi_embedding_is_independent_of_the_chunking(wiki_lines):
     params = {"n_components": 10, "min_count": 3, "random_state": 0}
     whole = PMIEmbedding(**params, working_memory=64).fit(wiki_lines)
