@@ -274,7 +274,8 @@ def select_terms(freq, vocabulary, min_count, *, strings=None):
     kept are asked of it instead, and ``vocabulary`` may be None: no string, no dict
     entry for a term that is not kept.
     """
-    if not (len(freq) if strings is not None else len(vocabulary)):
+    # a token table also numbers the tokens it dropped (stop words), at frequency 0
+    if not (freq.any() if strings is not None else len(vocabulary)):
         raise ValueError("The documents hold no tokens at all; check the tokenizer options "
                          "(the default regexp tokenizer drops one-letter words).")
     kept = np.flatnonzero(freq >= min_count)
