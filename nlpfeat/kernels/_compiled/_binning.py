@@ -109,11 +109,13 @@ def spread(Z, A, V, order, shape, pool):
     coarse = np.zeros((csize, ca))
     st = _strides3(shape)
     cst = _strides3(cshape)
-    P1 = P if d > 1 else 1
-    P2 = P if d > 2 else 1
+    Pj = np.ones(3, dtype=np.int64)
+    Pj[:d] = P
     margin = np.zeros(d, dtype=np.int64)
-    base = np.zeros(3, dtype=np.int64)     # padded axes: node 0, weight 1
-    W = np.ones((3, P))
+    base = np.empty(d, dtype=np.int64)
+    base3 = np.zeros(3, dtype=np.int64)
+    W = np.empty((d, P))
+    W3 = np.ones((3, P))
     inv = _inverse_denominators(order)
     # a grid beyond the caches: rows in the order of their blocks of 8^d nodes (a
     # counting sort), so neighbouring rows touch neighbouring nodes; a small grid keeps
@@ -122,19 +124,23 @@ def spread(Z, A, V, order, shape, pool):
     for i in rows:
         if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
             continue
-        i0 = base[0] * st[0] + base[1] * st[1] + base[2] * st[2]
-        for a0 in range(P):
-            c0 = (base[0] + a0) // pool * cst[0]
-            for a1 in range(P1):
-                w01 = W[0, a0] * W[1, a1]
+        i0 = 0
+        for j in range(d):
+            i0 += base[j] * st[j]
+            W3[j] = W[j]
+            base3[j] = base[j]
+        for a0 in range(Pj[0]):
+            c0 = (base3[0] + a0) // pool * cst[0]
+            for a1 in range(Pj[1]):
+                w01 = W3[0, a0] * W3[1, a1]
                 r = i0 + a0 * st[0] + a1 * st[1]
-                c1 = c0 + (base[1] + a1) // pool * cst[1]
-                for a2 in range(P2):
-                    w = w01 * W[2, a2]
+                c1 = c0 + (base3[1] + a1) // pool * cst[1]
+                for a2 in range(Pj[2]):
+                    w = w01 * W3[2, a2]
                     aw = abs(w)
                     idx = r + a2 * st[2]
                     # (no integer division on the common unpooled grid)
-                    cidx = idx if pool == 1 else c1 + (base[2] + a2) // pool * cst[2]
+                    cidx = idx if pool == 1 else c1 + (base3[2] + a2) // pool * cst[2]
                     for k in range(ca):
                         coarse[cidx, k] += aw * A[i, k]
                     for k in range(cs):
