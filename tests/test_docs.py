@@ -4,8 +4,9 @@ The build runs Sphinx on ``docs/`` as the README says (numpydoc API pages genera
 each public module's ``__all__``, the README as the user guide, the migration page, the
 sphinx-gallery of ``examples/``), executing every example in its quick form as the
 published site does. The build and the checks on it are marked slow (``.ci/run`` runs
-them after the README's test command, which keeps the cheap check that every public name
-has a docstring example): every public name has an API page with an example, each gallery
+them after the README's test command, with the ``docs-test`` extra; the README's command
+keeps the cheap check that every public name has a docstring example,
+``tests/test_docstrings.py``): every public name has an API page with an example, each gallery
 page shows what its script printed and the figures it writes, and headless Chromium opens
 a gallery page, the API page of ``NadarayaWatsonRegressor`` and the migration page at
 1280 x 900 and checks that they render (code blocks, figures loaded, the signature) and
@@ -18,7 +19,6 @@ import html
 import importlib
 import importlib.util
 import os
-import pkgutil
 import re
 import shutil
 import subprocess
@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_docstrings import _documented, _public_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 pytest.importorskip("sphinx")
@@ -52,36 +53,6 @@ def _build(out, examples):
 def site(tmp_path_factory):
     """The published site, built once for the module's checks."""
     return _build(tmp_path_factory.mktemp("html"), ALL_EXAMPLES)
-
-
-def _public_modules():
-    """nlpfeat's public modules with an ``__all__`` (no private part in the name), but the
-    top level (which re-exports the subpackages') and the command line."""
-    import nlpfeat
-
-    names = []
-    for info in pkgutil.walk_packages(nlpfeat.__path__, "nlpfeat."):
-        if any(part.startswith("_") for part in info.name.split(".")) or info.name == "nlpfeat.cli":
-            continue
-        if hasattr(importlib.import_module(info.name), "__all__"):
-            names.append(info.name)
-    return names
-
-
-def _documented(module):
-    return [name for name in module.__all__
-            if callable(getattr(module, name)) and not isinstance(getattr(module, name), type(os))]
-
-
-def test_every_public_name_has_a_docstring_example():
-    """What the API pages show, checked without building them: each public name's
-    docstring has an Examples section with a doctest."""
-    for module_name in _public_modules():
-        module = importlib.import_module(module_name)
-        for name in _documented(module):
-            doc = getattr(module, name).__doc__ or ""
-            assert re.search(r"^\s*Examples\n\s*-{8}", doc, re.M) and ">>> " in doc, \
-                f"{module_name}.{name}: no Examples section with a doctest"
 
 
 @pytest.mark.slow

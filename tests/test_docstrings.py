@@ -1,61 +1,37 @@
-"""The shared docstring fragments (``nlpfeat._docstrings``): filled wherever a placeholder
-stands, indented as it."""
-import inspect
-
-import pytest
-
-import nlpfeat.attention as attention
-import nlpfeat.datasets as datasets
-import nlpfeat.kernels as kernels
-import nlpfeat.text as text
-from nlpfeat._docstrings import DOCS, fill_doc
+"""Every public name's docstring has an Examples section with a doctest: what the API pages
+of the documentation site show, checked without building them (the site's build and its
+checks are in ``tests/test_docs.py``, in the slow pass)."""
+import importlib
+import os
+import pkgutil
+import re
 
 
-def _documented():
-    for module in (text, kernels, attention, datasets):
-        for name in module.__all__:
-            yield from _with_methods(name, getattr(module, name))
+def _public_modules():
+    """nlpfeat's public modules with an ``__all__`` (no private part in the name), but the
+    top level (which re-exports the subpackages') and the command line."""
+    import nlpfeat
+
+    names = []
+    for info in pkgutil.walk_packages(nlpfeat.__path__, "nlpfeat."):
+        if any(part.startswith("_") for part in info.name.split(".")) or info.name == "nlpfeat.cli":
+            continue
+        if hasattr(importlib.import_module(info.name), "__all__"):
+            names.append(info.name)
+    return names
 
 
-def _with_methods(name, obj):
-    yield name, obj
-    if inspect.isclass(obj):
-        for attr, member in inspect.getmembers(obj, inspect.isfunction):
-            yield f"{name}.{attr}", member
+def _documented(module):
+    return [name for name in module.__all__
+            if callable(getattr(module, name)) and not isinstance(getattr(module, name), type(os))]
 
 
-def test_no_placeholder_is_left_in_a_public_docstring():
-    left = [name for name, obj in _documented() if "%(" in (obj.__doc__ or "")]
-    assert not left, f"unfilled docstring placeholders (decorate with fill_doc): {left}"
-
-
-def test_every_fragment_is_used_and_shows_in_the_estimators():
-    docs = "\n".join(obj.__doc__ or "" for _, obj in _documented())
-    for fragment in DOCS.values():
-        assert fragment.splitlines()[0] in docs
-    assert "    tokenizer : {" in text.KernelAttentionPooling.__doc__   # the full option text
-    assert "stop_words : " in text.CountDeviation.__doc__
-    contract = DOCS["numerical_contract"].splitlines()[-1]
-    for est in (kernels.NadarayaWatsonRegressor, attention.SequenceAttentionRegressor):
-        assert contract in est.__doc__
-
-
-def test_fill_doc_indents_as_the_placeholder_and_rejects_an_unknown_name():
-    @fill_doc
-    class Example:
-        """Summary, 100% literal.
-
-            %(transform_parameters)s
-        """
-
-        def method(self):
-            """Text.
-
-            %(fit_sections)s
-            """
-
-    assert "100% literal" in Example.__doc__
-    assert "\n            X : iterable of documents\n" in Example.__doc__
-    assert "\n            y : None\n                Ignored.\n" in Example.method.__doc__
-    with pytest.raises(KeyError, match="no_such_fragment"):
-        fill_doc(type("Bad", (), {"__doc__": "A.\n\n    %(no_such_fragment)s\n"}))
+def test_every_public_name_has_a_docstring_example():
+    """What the API pages show, checked without building them: each public name's
+    docstring has an Examples section with a doctest."""
+    for module_name in _public_modules():
+        module = importlib.import_module(module_name)
+        for name in _documented(module):
+            doc = getattr(module, name).__doc__ or ""
+            assert re.search(r"^\s*Examples\n\s*-{8}", doc, re.M) and ">>> " in doc, \
+                f"{module_name}.{name}: no Examples section with a doctest"
