@@ -116,6 +116,12 @@ class CountingVectorizerMixin(TextOptions):
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
 
+    def _threads(self):
+        """Threads of ``n_jobs`` (joblib's meaning: None is 1, -1 every core)."""
+        from joblib import effective_n_jobs
+
+        return effective_n_jobs(self._n_jobs())
+
     def _needs_xlogx(self):
         """Whether the statistics must include ``sum tf ln tf`` (log-entropy weights)."""
         return False
@@ -243,7 +249,7 @@ class CountingVectorizerMixin(TextOptions):
         if self.binary:
             X.data.fill(1)
         if new_of_old is not None:
-            X = remap_columns(X, new_of_old, len(self.vocabulary_))
+            X = remap_columns(X, new_of_old, len(self.vocabulary_), n_jobs=self._threads())
         elif not X.has_sorted_indices:       # rows of a learning pass, columns unmoved
             X.sort_indices()
         return X
@@ -301,7 +307,7 @@ class CountingVectorizerMixin(TextOptions):
                 )
             self.vocabulary_ = {}
             return np.full(0, -1, dtype=np.intp)
-        terms, ids = counts.sorted_terms()
+        by_id, ids = counts.sorted_ids()
         df = counts.df[ids]
         try:
             keep = prune_mask(df, df if self.binary else counts.totals[ids], counts.n_documents,
@@ -310,17 +316,22 @@ class CountingVectorizerMixin(TextOptions):
         except ValueError:
             if strict:
                 raise
-            keep = np.zeros(len(terms), dtype=bool)
+            keep = np.zeros(len(ids), dtype=bool)
         kept = np.flatnonzero(keep)
-        if kept.size == len(terms):
-            # the statistics' vocabulary copied (one allocation, no growth) and renumbered
-            # in place: terms in order of first appearance, as scikit-learn's
-            # (the statistics' ids 0 .. n - 1 are the same int objects: shared, not made)
+        ints = list(counts.vocabulary.values())
+        if kept.size == len(ids) and _is_range(ints):
+            # terms in order of first appearance (their ids), as scikit-learn's, each with
+            # its sorted column: read in order, no lookup of a term; the statistics' ids
+            # 0 .. n - 1 are the same int objects: shared, not made
+            columns = np.empty(len(ids), np.intp)
+            columns[ids] = np.arange(len(ids))
+            self.vocabulary_ = dict(zip(by_id, map(ints.__getitem__, columns.tolist())))
+        elif kept.size == len(ids):             # the statistics' order, renumbered
             self.vocabulary_ = dict(counts.vocabulary)
-            ints = list(counts.vocabulary.values())
-            self.vocabulary_.update(zip(terms, ints if _is_range(ints) else range(kept.size)))
+            self.vocabulary_.update(zip(map(by_id.__getitem__, ids.tolist()), range(kept.size)))
         else:
-            self.vocabulary_ = dict(zip([terms[i] for i in kept.tolist()], range(kept.size)))
+            self.vocabulary_ = dict(zip(map(by_id.__getitem__, ids[kept].tolist()),
+                                        range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
         new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
         new_of_old[ids[kept]] = np.arange(kept.size)
