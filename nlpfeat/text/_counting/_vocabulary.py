@@ -415,10 +415,10 @@ def _row_blocks_sorted(data, indices, indptr, n_columns, n_jobs, before):
             indices.dtype)), shape=(r1 - r0, int(n_columns)), copy=False)
         rows.has_sorted_indices = False
         rows.sort_indices()                        # in place: the arrays are views
-        return np.may_share_memory(rows.indices, indices)
+        return a == b or np.may_share_memory(rows.indices, indices)
 
     with ThreadPoolExecutor(n_jobs) as pool:
-        in_place = all(pool.map(sort_rows, bounds[:-1], bounds[1:]))
+        in_place = all(list(pool.map(sort_rows, bounds[:-1], bounds[1:])))   # every run
     X = sp.csr_matrix((data, indices, indptr), shape=(n_rows, int(n_columns)), copy=False)
     X.has_sorted_indices = in_place
     if not in_place:                               # scipy copied a run: sort it all
