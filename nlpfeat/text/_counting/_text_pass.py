@@ -21,10 +21,13 @@ outside a fixed vocabulary map to -1); finally each document's term ids are sort
 counted into CSR rows. With ``ngram_range``, the middle step also maps the chunk's
 tokens to word ids (one per distinct lowered token; stop words dropped first, as the
 Python analyzer drops them) and numbers their n-grams in the pass's n-gram table
-(:mod:`._ngram_ids`), each new n-gram made ``str`` once, and the rows count n-grams. With ``n_jobs`` threads, the first and last steps of many chunks
-run at once (the compiled functions release the GIL); the middle one, which alone
-touches the shared table and vocabulary, runs in chunk order, so the output is the same
-for every ``n_jobs`` and chunk size.
+(:mod:`._ngram_ids`), each new n-gram made ``str`` once, and the rows count n-grams.
+With ``n_jobs`` threads, the first and last steps of many chunks run at once (the
+compiled functions release the GIL; the word pass's first step is the fused scan into
+the chunk's own table, chunks of at most :data:`THREAD_CHUNK_CHARS`); the middle one,
+which alone touches the shared table and vocabulary, runs in chunk order and numbers
+only the chunk's distinct tokens, so the ids (first appearance) and the output are the
+same for every ``n_jobs`` and chunk size.
 
 A chunk the compiled pass refuses (a lone surrogate, which UTF-8 cannot encode) is
 counted by :func:`count_chunks` with the caller's Python analyzer, in its turn.
