@@ -29,7 +29,9 @@ convolution and one interpolation; the (row, bandwidth) pairs without a certific
 scored exactly, all in one call after the grid pass (the compiled engine's
 :func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
+import functools
 import warnings
+import weakref
 
 import numpy as np
 from scipy import fft as sfft
@@ -76,12 +78,19 @@ def stencil_order(kern):
 
 
 def reach(kern):
-    """Radius (in bandwidths) beyond which the kernel is taken as zero."""
+    """Radius (in bandwidths) beyond which the kernel is taken as zero (once per kernel:
+    a grid of bandwidths asks for it twice a bandwidth)."""
     if kern.compact:
         return kern.radius
-    u = np.geomspace(1e-3, 1e4, 4000)
-    small = kern.log_k(u) - kern.log_k(0.0) < np.log(TAIL)
-    return float(u[np.argmax(small)])
+    r = _REACH.get(kern)
+    if r is None:
+        u = np.geomspace(1e-3, 1e4, 4000)
+        small = kern.log_k(u) - kern.log_k(0.0) < np.log(TAIL)
+        r = _REACH[kern] = float(u[np.argmax(small)])
+    return r
+
+
+_REACH = weakref.WeakKeyDictionary()
 
 
 def default_bins(span, h, kern, reg_type="lc"):
@@ -239,38 +248,59 @@ def _envelope(grid, reg_type="lc"):
     over the neighbouring offsets (a radial profile of the error, at the coarsest
     spacing of the axes); every axis interpolates independently, so the bound is that
     profile at the offset's radius times the number of axes, doubled for safety.
+    The profile is even in the cell offset ``k`` (the kernel is): measured at k >= 0.
     """
     step = float(np.max(grid.delta / grid.h))
     P = grid.order + 1
     n_r = int(np.max(grid.R)) + P + 2
-    k = np.arange(-n_r, n_r + 1)[:, None, None]
-    s = np.linspace(0.0, 1.0, 9)[:-1]
-    W = _lagrange(s, grid.order)                                       # (ns, P)
-    kern = grid.kern
-    base = lambda u: np.exp(kern.log_k(np.abs(u)) - kern.log_k(0.0))  # noqa: E731
-    profiles = [base] if reg_type == "lc" else [
-        base, lambda u: u * base(u), lambda u: u * u * base(u)]
-    err = np.zeros(k.shape[0])
-    pp = np.arange(P)
-    # the profiles on the distinct offsets only (s are eighths: their differences exact)
-    ns = s.size
-    ds = (np.arange(ns)[None, :] - np.arange(ns)[:, None]) + ns - 1        # [a, b] -> b - a
-    dp = (pp[None, :] - pp[:, None]) + P - 1
-    for prof in profiles:
-        # point at s_a in cell 0, query at s_b in cell k: offset k + s_b - s_a
-        exact = prof((k[:, :, 0] + np.arange(1 - ns, ns) / (ns)) * step)[:, ds]  # (nk, na, nb)
-        # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
-        Kn = prof((k[:, :, 0] + np.arange(1 - P, P)) * step)[:, dp]              # (nk, Pa, Pb)
-        approx = W @ (Kn @ W.T)                                             # (nk, na, nb)
-        err = np.maximum(err, np.abs(approx - exact).max(axis=(1, 2)))
-    for _ in range(P):              # neighbouring offsets (positions between nodes)
-        err = np.maximum(err, np.maximum(np.roll(err, 1), np.roll(err, -1)))
-    r = np.abs(k[:, 0, 0]) * step
+    C = _stencil_pairs(grid.order)                              # (2P - 1, ns^2)
+    ns = _N_POS
+    # a point at s_a in cell 0, a query at s_b in cell k: offset k + (b - a) / ns; its
+    # nodes pa, pb: offset k + pb - pa. Every offset is a multiple of step / ns (exact:
+    # ns is a power of 2), so the kernel is evaluated once on that lattice.
+    k = np.arange(n_r + 1)
+    first = -(P + 1) * ns
+    u = np.arange(first, (n_r + P + 1) * ns + 1) * (step / ns)
+    i_exact = k[:, None] * ns + _POS_DIFF[None, :] - first          # (nk, ns^2)
+    i_nodes = (k[:, None] + np.arange(1 - P, P)[None, :]) * ns - first
+    kv = np.exp(grid.kern.log_k(np.abs(u)) - grid.kern.log_k(0.0))
+    profiles = [kv] if reg_type == "lc" else [kv, u * kv, u * u * kv]
+    err = np.zeros(k.size)
+    for v in profiles:
+        dev = v[i_nodes] @ C            # binned value: sum of W_a(pa) W_b(pb) K(k + pb - pa)
+        dev -= v[i_exact]
+        err = np.maximum(err, np.abs(dev).max(axis=1))
+    # neighbouring offsets (positions between nodes): the largest within P cells
+    from scipy.ndimage import maximum_filter1d
+
+    err = maximum_filter1d(np.concatenate([err[:0:-1], err]), size=2 * P + 1,
+                           mode="constant", cval=0.0)[n_r:]
     U = grid.offsets()
     radius = np.sqrt(np.einsum("...d,...d->...", U, U))
-    order = np.argsort(r, kind="stable")
-    env = np.interp(radius, r[order], err[order])
-    return grid.d * env + EPS
+    return grid.d * np.interp(radius, k * step, err) + EPS
+
+
+#: Positions sampled per cell by :func:`_envelope` (a power of 2: exact offsets).
+_N_POS = 8
+#: ``b - a`` for the sampled positions a (rows) and b (columns), flat.
+_POS_DIFF = (np.arange(_N_POS)[None, :] - np.arange(_N_POS)[:, None]).ravel()
+
+
+@functools.lru_cache(maxsize=8)
+def _stencil_pairs(order):
+    """``C[delta, (a, b)] = sum over pb - pa = delta of W_a(pa) W_b(pb)``: the stencil
+    weights of the sampled positions a, b (:data:`_N_POS` per cell) paired by their
+    nodes' offset, so that the binned kernel at cell offset k is one product with the
+    kernel at the node offsets ``k + delta``."""
+    P = order + 1
+    W = _lagrange(np.arange(_N_POS) / _N_POS, order)                # (ns, P)
+    C = np.zeros((2 * P - 1, _N_POS, _N_POS))
+    for pa in range(P):
+        for pb in range(P):
+            C[pb - pa + P - 1] += W[:, pa, None] * W[None, :, pb]
+    C = C.reshape(2 * P - 1, -1)
+    C.flags.writeable = False
+    return C
 
 
 def target_scale(Y, absolute=False):
@@ -504,15 +534,27 @@ def tau_from(std, top):
     return TARGET * 0.5 * float(max(ratio.min(), 1e-3))
 
 
-def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
+def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, raws=None):
     """The binned sums of one bandwidth: exact polynomial sums
     (:class:`~nlpfeat.kernels._binned_poly.PolySums`) for the polynomial kernels,
-    else the interpolated grid (None: no grid fits the bandwidth)."""
+    else the interpolated grid (None: no grid fits the bandwidth). ``raws``: a dict
+    that keeps the last raw grids of rows X, reused by the next bandwidth whose grid has
+    the same nodes (the bandwidths of a search whose grids stop at ``_MIN_BINS``)."""
     span = np.ptp(X, axis=0) if span is None else span
     if _binned_poly.fits(kern, *X.shape, V.shape[1], reg_type):
         return _binned_poly.PolySums(X, V, kern, h, bins, reg_type, scale, lo, span)
     bins = default_bins(span, h, kern, reg_type) if bins is None else bins
-    return None if bins is None else BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span)
+    if bins is None:
+        return None
+    if raws is None:
+        return BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span)
+    grid = _Grid(X.min(axis=0) if lo is None else lo, span, h, bins, kern)
+    # the raw grids depend on the nodes only (origin, spacing, shape, stencil), not on h
+    key = (tuple(grid.lo), tuple(grid.delta), grid.shape, grid.order)
+    if key not in raws:
+        raws.clear()
+        raws[key] = bin_rows(grid, X, V, scale)
+    return BinnedSums.from_raw(raws[key], grid, reg_type)
 
 
 class BinnedIndex:
@@ -603,9 +645,10 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     totals = np.zeros(len(grid))
     need = np.zeros((n, len(grid)), dtype=bool)
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    raws = {}
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
-        sums = _sums(X, Yc, kern, h, bins, reg_type, scale, lo, span)
+        sums = _sums(X, Yc, kern, h, bins, reg_type, scale, lo, span, raws)
         if sums is None:    # no grid fits this bandwidth: every row exact
             need[:, gi] = True
             continue
