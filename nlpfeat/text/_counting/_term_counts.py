@@ -200,9 +200,14 @@ class TermCounts:
 
     def sorted_terms(self):
         """``(terms, ids)``: the terms in sorted order and their ids here."""
-        by_id = self.terms_by_id()      # sorting ids by term: no dictionary lookups
-        ids = term_order(by_id)
+        by_id, ids = self.sorted_ids()
         return list(map(by_id.__getitem__, ids.tolist())), ids
+
+    def sorted_ids(self):
+        """``(terms_by_id, ids)``: :meth:`terms_by_id` and the ids in the sorted order of
+        their terms (no list of the sorted terms is made)."""
+        by_id = self.terms_by_id()      # sorting ids by term: no dictionary lookups
+        return by_id, term_order(by_id)
 
     def terms_by_id(self):
         """The list of the terms, the term of id i at position i."""

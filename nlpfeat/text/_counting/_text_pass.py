@@ -21,10 +21,13 @@ outside a fixed vocabulary map to -1); finally each document's term ids are sort
 counted into CSR rows. With ``ngram_range``, the middle step also maps the chunk's
 tokens to word ids (one per distinct lowered token; stop words dropped first, as the
 Python analyzer drops them) and numbers their n-grams in the pass's n-gram table
-(:mod:`._ngram_ids`), each new n-gram made ``str`` once, and the rows count n-grams. With ``n_jobs`` threads, the first and last steps of many chunks
-run at once (the compiled functions release the GIL); the middle one, which alone
-touches the shared table and vocabulary, runs in chunk order, so the output is the same
-for every ``n_jobs`` and chunk size.
+(:mod:`._ngram_ids`), each new n-gram made ``str`` once, and the rows count n-grams.
+With ``n_jobs`` threads, the first and last steps of many chunks run at once (the
+compiled functions release the GIL; the word pass's first step is the fused scan into
+the chunk's own table, chunks of at most :data:`THREAD_CHUNK_CHARS`); the middle one,
+which alone touches the shared table and vocabulary, runs in chunk order and numbers
+only the chunk's distinct tokens, so the ids (first appearance) and the output are the
+same for every ``n_jobs`` and chunk size.
 
 A chunk the compiled pass refuses (a lone surrogate, which UTF-8 cannot encode) is
 counted by :func:`count_chunks` with the caller's Python analyzer, in its turn.
@@ -73,6 +76,10 @@ class TextPass(NamedTuple):
     lower_tokens: bool = False
     ngram_range: tuple = (1, 1)
 
+
+#: Characters per chunk at most with ``n_jobs > 1``: each thread gets chunks of a corpus
+#: of a few MB (the output does not depend on the chunks).
+THREAD_CHUNK_CHARS = 1 << 18
 
 #: Bytes more per character for each n-gram length counted (about one token per six
 #: characters: its spans, key id and CSR entry, 40 bytes).
@@ -162,18 +169,35 @@ class _Pass:
         ids = table.add_spans(buffer, starts, ends)
         return None if ids is None else (table, ids, doc_offsets)
 
-    def numbered(self, start, docs):
-        """The rows of one chunk, its tokens numbered straight in the pass's table by the
-        fused scan (:func:`~._scan_number.number_text`; ``n_jobs=1``, no n-grams)."""
+    def _fused_scan(self, docs, table):
+        """``(ids, doc_offsets)`` of a chunk's tokens numbered in ``table`` by the fused
+        scan (:func:`~._scan_number.number_text`); None for a lone surrogate, False
+        for a chunk too large for the fused scan (nothing added to ``table``)."""
         options = self.options
         found = scan_input(docs, lowercase=options.lowercase, preprocess=options.preprocess,
                            lower_tokens=options.lower_tokens)
         if found is None:
-            return self.python_chunks(start, docs)
-        n_before = self.table.n
+            return None
         classes = word_classes() if options.ideographs else plain_word_classes()
-        numbered = number_text(self.table, *found, classes)
-        if numbered is None:                      # a chunk too large for the fused scan
+        numbered = number_text(table, *found, classes)
+        return False if numbered is None else numbered
+
+    def local_fused(self, docs):
+        """:meth:`local` by the fused scan (``n_jobs > 1``, no n-grams; runs on a thread)."""
+        table = TokenTable()
+        numbered = self._fused_scan(docs, table)
+        if numbered is False:
+            return self.local(docs)
+        return None if numbered is None else (table, *numbered)
+
+    def numbered(self, start, docs):
+        """The rows of one chunk, its tokens numbered straight in the pass's table by the
+        fused scan (``n_jobs=1``, no n-grams)."""
+        n_before = self.table.n
+        numbered = self._fused_scan(docs, self.table)
+        if numbered is None:
+            return self.python_chunks(start, docs)
+        if numbered is False:                     # a chunk too large for the fused scan
             table, ids, doc_offsets = self.local(docs)
             return _counted(start, *self.counting(table, ids, doc_offsets))
         self._term_of_new(n_before)
@@ -348,8 +372,11 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
     """
     # another analyzer's options (character n-grams, positions) bring their own state
     state = getattr(options, "state", _Pass)(vocabulary, learn, options, analyze, start)
-    chunks = document_chunks(docs, state.chunk_chars(working_memory), start=start)
     n_jobs = effective_n_jobs(n_jobs)
+    limit = state.chunk_chars(working_memory)
+    if n_jobs > 1:             # chunks small enough for every thread to get some
+        limit = min(limit, THREAD_CHUNK_CHARS)
+    chunks = document_chunks(docs, limit, start=start)
     if n_jobs == 1 and state.fused():
         for first, chunk in chunks:
             rows = state.numbered(first, chunk)
@@ -375,9 +402,17 @@ def text_pass_chunks(docs, vocabulary, *, learn, options, analyze, working_memor
 
 
 def _threaded(state, chunks, n_jobs):
-    """:func:`text_pass_chunks` on ``n_jobs`` threads, results in chunk order."""
+    """:func:`text_pass_chunks` on ``n_jobs`` threads, results in chunk order.
+
+    A thread finds and numbers a chunk's tokens in a table of the chunk's own (the fused
+    scan for the word pass); in chunk order, the main thread numbers the chunk's distinct
+    tokens in the pass's table (vocabulary-sized work: its new tokens get their terms);
+    a thread then counts the chunk's rows through the term of each of its tokens."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    fused = state.fused()
+    local = state.local_fused if fused else state.local
+    sort = not (fused and state.learn)     # a learning pass sorts its columns at the end
     depth = 2 * n_jobs
     with ThreadPoolExecutor(n_jobs) as pool:
         tokenized, counted = deque(), deque()
@@ -392,10 +427,10 @@ def _threaded(state, chunks, n_jobs):
                 return
             table, ids, doc_offsets = found
             counted.append(pool.submit(_counted, first,
-                                       *state.counting(table, ids, doc_offsets)))
+                                       *state.counting(table, ids, doc_offsets), sort=sort))
 
         for first, chunk in chunks:
-            tokenized.append((first, chunk, pool.submit(state.local, chunk)))
+            tokenized.append((first, chunk, pool.submit(local, chunk)))
             while len(tokenized) > depth:
                 advance()
             while counted and (len(counted) > depth or counted[0].done()):

@@ -336,12 +336,14 @@ def _resized(array, size):
     return out
 
 
-def remap_columns(X, new_of_old, n_columns, *, block=1 << 20):
+def remap_columns(X, new_of_old, n_columns, *, block=1 << 20, n_jobs=1):
     """Renumber the columns of CSR ``X`` in place: column j becomes ``new_of_old[j]``.
 
     Entries whose new column is negative are dropped. The arrays of ``X`` are rewritten a
     block at a time (no full-size temporary), indices are sorted again, and ``X`` is
-    returned with shape ``(n_rows, n_columns)``.
+    returned with shape ``(n_rows, n_columns)``. With ``n_jobs`` threads the rows are
+    renumbered and sorted in ``n_jobs`` runs of about equal entries at once (compiled
+    code and scipy's sort release the GIL).
 
     Examples
     --------
@@ -359,7 +361,11 @@ def remap_columns(X, new_of_old, n_columns, *, block=1 << 20):
         if indices.dtype == np.intc:     # in place, compiled: no temporary of the entries
             from nlpfeat.text._counting._term_loops import renumber
 
-            renumber(indices[:nnz], new_of_old.astype(np.intp, copy=False))
+            new_of_old = new_of_old.astype(np.intp, copy=False)
+            if n_jobs > 1:
+                return _row_blocks_sorted(data, indices, indptr, n_columns, n_jobs,
+                                          lambda a, b: renumber(indices[a:b], new_of_old))
+            renumber(indices[:nnz], new_of_old)
         else:
             for s in range(0, nnz, block):
                 indices[s : s + block] = new_of_old[indices[s : s + block]]
@@ -390,6 +396,33 @@ def _sorted_csr(data, indices, indptr, n_columns):
                       copy=False)
     X.has_sorted_indices = False
     X.sort_indices()
+    return X
+
+
+def _row_blocks_sorted(data, indices, indptr, n_columns, n_jobs, before):
+    """:func:`_sorted_csr` with ``n_jobs`` runs of rows of about equal entries each
+    given to ``before(a, b)`` (entries ``a .. b - 1``), then sorted, on threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n_rows = indptr.size - 1
+    cuts = np.searchsorted(indptr, np.linspace(0, indptr[-1], n_jobs + 1)[1:-1])
+    bounds = np.unique(np.concatenate(([0], cuts, [n_rows]))).tolist()
+
+    def sort_rows(r0, r1):
+        a, b = int(indptr[r0]), int(indptr[r1])
+        before(a, b)
+        rows = sp.csr_matrix((data[a:b], indices[a:b], (indptr[r0:r1 + 1] - a).astype(
+            indices.dtype)), shape=(r1 - r0, int(n_columns)), copy=False)
+        rows.has_sorted_indices = False
+        rows.sort_indices()                        # in place: the arrays are views
+        return a == b or np.may_share_memory(rows.indices, indices)
+
+    with ThreadPoolExecutor(n_jobs) as pool:
+        in_place = all(list(pool.map(sort_rows, bounds[:-1], bounds[1:])))   # every run
+    X = sp.csr_matrix((data, indices, indptr), shape=(n_rows, int(n_columns)), copy=False)
+    X.has_sorted_indices = in_place
+    if not in_place:                               # scipy copied a run: sort it all
+        X.sort_indices()
     return X
 
 

@@ -116,6 +116,12 @@ class CountingVectorizerMixin(TextOptions):
     def _n_jobs(self):
         return getattr(self, "n_jobs", None)
 
+    def _threads(self):
+        """Threads of ``n_jobs`` (joblib's meaning: None is 1, -1 every core)."""
+        from joblib import effective_n_jobs
+
+        return effective_n_jobs(self._n_jobs())
+
     def _needs_xlogx(self):
         """Whether the statistics must include ``sum tf ln tf`` (log-entropy weights)."""
         return False
@@ -235,15 +241,34 @@ class CountingVectorizerMixin(TextOptions):
                         working_memory=self.working_memory, builder=builder,
                         text_pass=self._text_pass_options(), n_jobs=self._n_jobs())
         check_corpus_nonempty(counts.n_documents)
-        new_of_old = self._learn_vocabulary(counts, strict=True)
+        sorting = []
+
+        def columns_known(new_of_old, n_columns):
+            # with threads, the matrix's columns are sorted while vocabulary_ is built
+            if builder is not None and self._threads() > 1:
+                from concurrent.futures import ThreadPoolExecutor
+
+                pool = ThreadPoolExecutor(1)
+                sorting.append(pool.submit(self._matrix, builder, counts, new_of_old,
+                                           n_columns))
+                pool.shutdown(wait=False)          # the thread ends with its task
+
+        new_of_old = self._learn_vocabulary(counts, strict=True, columns_known=columns_known)
         self._term_counts = counts
         if builder is None:
             return None
+        if sorting:
+            return sorting[0].result()
+        return self._matrix(builder, counts, new_of_old, len(self.vocabulary_))
+
+    def _matrix(self, builder, counts, new_of_old, n_columns):
+        """The fitted document-term matrix from the chunks of ``builder``: its columns
+        renumbered by ``new_of_old`` (None: unmoved) and sorted."""
         X = builder.to_csr(counts.n_terms)
         if self.binary:
             X.data.fill(1)
         if new_of_old is not None:
-            X = remap_columns(X, new_of_old, len(self.vocabulary_))
+            X = remap_columns(X, new_of_old, n_columns, n_jobs=self._threads())
         elif not X.has_sorted_indices:       # rows of a learning pass, columns unmoved
             X.sort_indices()
         return X
@@ -279,12 +304,14 @@ class CountingVectorizerMixin(TextOptions):
         self._term_counts = counts
         return counts
 
-    def _learn_vocabulary(self, counts, strict):
+    def _learn_vocabulary(self, counts, strict, columns_known=None):
         """Set ``vocabulary_`` from the statistics ``counts``: sorted terms, then pruned.
 
         Returns the new column of each term id of ``counts`` (-1 when pruned), or None with
         a fixed vocabulary. With ``strict=False`` (``partial_fit``) a vocabulary that
         pruning empties is kept empty instead of raising: later batches may fill it.
+        ``columns_known(new_of_old, n_columns)`` is called, when given and the vocabulary
+        is learned, before its dict is built.
         """
         self._lookup = self._column_ids = None     # derived from the vocabulary below
         self._vocabulary_is_fixed = not counts.learn
@@ -301,7 +328,7 @@ class CountingVectorizerMixin(TextOptions):
                 )
             self.vocabulary_ = {}
             return np.full(0, -1, dtype=np.intp)
-        terms, ids = counts.sorted_terms()
+        by_id, ids = counts.sorted_ids()
         df = counts.df[ids]
         try:
             keep = prune_mask(df, df if self.binary else counts.totals[ids], counts.n_documents,
@@ -310,20 +337,25 @@ class CountingVectorizerMixin(TextOptions):
         except ValueError:
             if strict:
                 raise
-            keep = np.zeros(len(terms), dtype=bool)
+            keep = np.zeros(len(ids), dtype=bool)
         kept = np.flatnonzero(keep)
-        if kept.size == len(terms):
-            # the statistics' vocabulary copied (one allocation, no growth) and renumbered
-            # in place: terms in order of first appearance, as scikit-learn's
-            # (the statistics' ids 0 .. n - 1 are the same int objects: shared, not made)
-            self.vocabulary_ = dict(counts.vocabulary)
-            ints = list(counts.vocabulary.values())
-            self.vocabulary_.update(zip(terms, ints if _is_range(ints) else range(kept.size)))
-        else:
-            self.vocabulary_ = dict(zip([terms[i] for i in kept.tolist()], range(kept.size)))
         self._column_ids = ids[kept]          # the id in ``counts`` of each column
         new_of_old = np.full(counts.n_terms, -1, dtype=np.intp)
         new_of_old[ids[kept]] = np.arange(kept.size)
+        if columns_known is not None:
+            columns_known(new_of_old, kept.size)
+        ints = list(counts.vocabulary.values())
+        if kept.size == len(ids) and _is_range(ints):
+            # terms in order of first appearance (their ids), as scikit-learn's, each with
+            # its sorted column: read in order, no lookup of a term; the statistics' ids
+            # 0 .. n - 1 are the same int objects: shared, not made
+            self.vocabulary_ = dict(zip(by_id, map(ints.__getitem__, new_of_old.tolist())))
+        elif kept.size == len(ids):             # the statistics' order, renumbered
+            self.vocabulary_ = dict(counts.vocabulary)
+            self.vocabulary_.update(zip(map(by_id.__getitem__, ids.tolist()), range(kept.size)))
+        else:
+            self.vocabulary_ = dict(zip(map(by_id.__getitem__, ids[kept].tolist()),
+                                        range(kept.size)))
         return new_of_old
 
     def _column_statistics(self):

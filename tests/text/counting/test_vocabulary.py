@@ -194,3 +194,24 @@ def test_cooccurrence_vocabulary_sorted_with_trailing_nul_terms():
 
     _, vocab = cooccurrence([["b", "a\x00", "a", "b"]], 1)
     assert list(vocab) == sorted(vocab) == ["a", "a\x00", "b"]
+
+
+def test_remap_columns_on_threads_equals_one_thread():
+    """Rows renumbered and sorted in runs on threads: the same matrix, sorted, whatever
+    the runs (empty rows, fewer rows than threads)."""
+    from nlpfeat.text._counting._vocabulary import remap_columns
+
+    rng = np.random.default_rng(0)
+    for n_rows in (1, 3, 200):
+        X = sp.random(n_rows, 50, density=0.2, format="csr", random_state=rng,
+                      data_rvs=lambda n: rng.integers(1, 9, n))
+        X.indices = X.indices.astype(np.intc)
+        X.indptr = X.indptr.astype(np.int64)
+        new_of_old = rng.permutation(50)
+        one = remap_columns(X.copy(), new_of_old, 50)
+        for n_jobs in (2, 5):
+            many = remap_columns(X.copy(), new_of_old, 50, n_jobs=n_jobs)
+            assert many.has_sorted_indices
+            np.testing.assert_array_equal(many.indptr, one.indptr)
+            np.testing.assert_array_equal(many.indices, one.indices)
+            np.testing.assert_array_equal(many.data, one.data)

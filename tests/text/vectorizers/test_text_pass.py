@@ -113,3 +113,34 @@ def test_options_the_pass_cannot_honour_take_the_python_path(options):
 def test_n_jobs_is_validated():
     with pytest.raises((ValueError, TypeError), match="n_jobs"):
         BagOfWords(n_jobs="two").fit(["a text"])
+
+
+JOBS_WORDS = WORDS + ["and", "of", "\udcff", ""]            # stop words, a lone surrogate
+JOBS_OPTIONS = [{}, {"stop_words": "english"}, {"max_features": 2, "binary": True},
+                {"min_df": 2}, {"vocabulary": ["cat", "café", "the", "and", "zzz"]},
+                {"lowercase": False, "stop_words": ["cat"]}]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(JOBS_WORDS + [" ", "\n"]), max_size=10)
+                .map("".join), min_size=1, max_size=12),
+       st.sampled_from(JOBS_OPTIONS), st.sampled_from([BagOfWords, TfidfVectorizer]))
+def test_output_identical_for_every_n_jobs_and_chunk_size(X, options, Vectorizer):
+    """Threads and chunks (down to a document each) change nothing: the matrix,
+    ``vocabulary_`` (its order too) and ``transform``, or the same error (nlpfeat has no
+    ``stop_words_``: scikit-learn removed it); chunks holding a lone surrogate take the
+    Python path in their turn."""
+    runs = [(1, None), (2, 1e-5), (-1, 3e-5), (2, None), (1, 1e-5)]
+    outputs = []
+    for n_jobs, working_memory in runs:
+        estimator = Vectorizer(**options, n_jobs=n_jobs, working_memory=working_memory)
+        try:
+            Y = estimator.fit_transform(X)
+        except ValueError as exc:                          # an empty vocabulary
+            outputs.append(str(exc))
+            continue
+        outputs.append((list(estimator.vocabulary_.items()),
+                        Y.shape, Y.indptr.tolist(), Y.indices.tolist(), Y.data.tolist(),
+                        (estimator.transform(X[::-1]) != Vectorizer(**options).fit(X)
+                         .transform(X[::-1])).nnz))
+    assert all(output == outputs[0] for output in outputs[1:]), outputs
