@@ -49,12 +49,12 @@ class BinnedRangeWarning(UserWarning):
 #: Kernels smooth enough for the quintic stencil (C-infinity at every distance).
 _SMOOTH = frozenset({"gaussian", "logistic", "sigmoid"})
 MAX_FEATURES = 3
-#: Stencil order (odd) for the smooth kernels.
-ORDER_SMOOTH = 5
+#: Stencil order (odd) for the smooth kernels, per dimension.
+ORDER_SMOOTH = {1: 5, 2: 7, 3: 5}
 #: Relative tail below which an infinite-support kernel is cut.
 TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
-_PER_BANDWIDTH = {ORDER_SMOOTH: {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
+_PER_BANDWIDTH = {"smooth": {1: 12, 2: 8, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
 #: (local linear fits: a finer d=1 grid, as their certificate is the weight sums' only)
 _MIN_BINS = {"lc": {1: 1024, 2: 256, 3: 48}, "ll": {1: 4096, 2: 256, 3: 48}}
@@ -70,9 +70,10 @@ SAFETY = 2.0
 EXPLICIT_TAU = 1e-3
 
 
-def stencil_order(kern):
-    """``ORDER_SMOOTH`` (Lagrange stencil) for the smooth kernels, 1 (linear binning) otherwise."""
-    return ORDER_SMOOTH if kern.family in _SMOOTH else 1
+def stencil_order(kern, d=1):
+    """``ORDER_SMOOTH[d]`` (Lagrange stencil) for the smooth kernels, 1 (linear binning)
+    otherwise."""
+    return ORDER_SMOOTH[d] if kern.family in _SMOOTH else 1
 
 
 def reach(kern):
@@ -90,7 +91,7 @@ def default_bins(span, h, kern, reg_type="lc"):
     span = np.asarray(span, dtype=np.float64)
     d = span.size
     span = np.where(span > 0, span, 0.0)
-    per = _PER_BANDWIDTH[stencil_order(kern)][d]
+    per = _PER_BANDWIDTH[1 if stencil_order(kern, d) == 1 else "smooth"][d]
     h = np.broadcast_to(np.asarray(h, dtype=np.float64), (d,))
     r = reach(kern)
     nodes = lambda b: np.prod((span / h + 2 * r) * b + 8)     # noqa: E731
@@ -139,9 +140,11 @@ def _lagrange(t, order):
 class _Grid:
     """Geometry of one grid: origin, spacing, stencil, kernel offsets (in nodes)."""
 
-    def __init__(self, lo, span, h, bins, kern):
+    def __init__(self, lo, span, h, bins, kern, reg_type="lc"):
         self.d = lo.size
-        self.order = stencil_order(kern)
+        # the gaussian's local constant sums in d >= 2: the tensor bound (_tensor_envelope)
+        self.tensor = kern.family == "gaussian" and self.d >= 2 and reg_type == "lc"
+        self.order = stencil_order(kern, self.d)
         self.off = (self.order - 1) // 2
         self.h = np.broadcast_to(np.asarray(h, dtype=np.float64), (self.d,)).copy()
         span = np.where(span > 0, span, self.h)
@@ -273,6 +276,107 @@ def _envelope(grid, reg_type="lc"):
     return grid.d * env + EPS
 
 
+#: Cramer's constant: |He_n(u)| exp(-u^2 / 4) <= CRAMER sqrt(n!) for every u.
+CRAMER = 1.086435
+#: Positions per cell (and axis) at which the tensor envelope samples the error.
+TENSOR_SAMPLES = 32
+
+
+def _poly_sup(coef, lo=0.0, hi=1.0):
+    """The largest |p| on [lo, hi] of the polynomial ``coef`` (numpy order): at the ends
+    and the real roots of p' inside."""
+    p = np.polynomial.Polynomial(coef)
+    r = p.deriv().roots() if p.degree() > 1 else np.zeros(0)
+    r = r.real[(np.abs(r.imag) < 1e-9) & (r.real > lo) & (r.real < hi)]
+    return float(np.abs(p(np.concatenate([[lo, hi], r]))).max())
+
+
+def _tensor_envelope(grid):
+    """Per-pair error bound of the gaussian's binned sums on cell offsets (d >= 2).
+
+    The gaussian is a product over axes, and so are the stencils: the binned kernel of
+    a pair is ``prod_j B_j`` with ``B_j`` the 1-D binned kernel of axis j, so
+    ``prod B_j - prod g_j = sum_j (prod_{i<j} g_i) (B_j - g_j) (prod_{i>j} B_i)``. For each
+    axis and each cell offset k between the query's cell and the point's, ``eps_j(k)``
+    bounds ``|B_j - g_j|`` over every position of both in their cells: the largest
+    error on ``TENSOR_SAMPLES`` positions per cell and side, plus ``delta^2 / 8`` times
+    bounds of its second derivatives (Lagrange's remainder ``omega(t) f[nodes, t]`` and
+    its derivatives, each divided difference by ``sup |f^(n)| / n!`` and that by
+    Cramer's inequality on the distances the stencils span), which covers the positions
+    between samples. ``g_j <= gamma_j(k)`` (the gaussian at the nearest distance of two
+    cells k apart) and ``|B_j| <= gamma_j + eps_j``. A proof, no sampled check: the
+    samples are exact values, the margin bounds what lies between them.
+
+    Returns the envelope over cell offsets (shape ``2 Kr + 1`` per axis) and ``Kr``.
+    """
+    from math import factorial
+
+    P = grid.order + 1
+    off = (grid.order - 1) // 2
+    m = TENSOR_SAMPLES
+    t = np.linspace(0.0, 1.0, m + 1)
+    W = _lagrange(t, grid.order)                                       # (m + 1, P)
+    nodes = np.arange(P) - off
+    omega = np.polynomial.Polynomial.fromroots(nodes)
+    Wk = [_poly_sup(omega.deriv(i).coef) if i else _poly_sup(omega.coef) for i in range(3)]
+    # the Lebesgue function: on (0, 1) every basis polynomial keeps its sign
+    lam = np.polynomial.Polynomial([0.0])
+    for a in range(P):
+        la = np.polynomial.Polynomial.fromroots(np.delete(nodes, a))
+        la = la / la(nodes[a])
+        lam = lam + np.sign(la(0.5)) * la
+    lam_max = _poly_sup(lam.coef)
+    Kr = np.asarray(grid.R) + P
+    eps, gam = [], []
+    for j in range(grid.d):
+        s = float(grid.delta[j] / grid.h[j])
+        f = lambda u: np.exp(-0.5 * (s * u) ** 2)                       # noqa: E731
+        k = np.arange(-Kr[j], Kr[j] + 1)
+        # query node b of cell k, point node a of cell 0: offset k + b - a
+        Kn = f(k[:, None, None] + nodes[None, None, :] - nodes[None, :, None])
+        approx = W @ Kn @ W.T                                          # (nk, tx, tq)
+        exact = f(k[:, None, None] + t[None, None, :] - t[None, :, None])
+        err = np.abs(approx - exact).max(axis=(1, 2))
+        # sup |f^(n)| over the distances both stencils span (k - 2P ... k + 2P)
+        u = np.maximum(np.abs(k) - 2 * P, 0) * s
+        M = {n: s ** n * CRAMER * np.sqrt(factorial(n)) * np.exp(-u * u / 4)
+             for n in (P, P + 1, P + 2)}
+        dq = lam_max * (Wk[2] * M[P] / factorial(P) + 2 * Wk[1] * M[P + 1] / factorial(P + 1)
+                        + 2 * Wk[0] * M[P + 2] / factorial(P + 2)) \
+            + Wk[0] * M[P + 2] / factorial(P)
+        eps.append(err + 2 * dq / (8 * m * m))
+        gam.append(f(np.maximum(np.abs(k) - 1, 0)))
+    env = 0.0
+    for j in range(grid.d):
+        sides = gam[:j] + [eps[j]] + [g + e for g, e in zip(gam[j + 1:], eps[j + 1:])]
+        term = sides[0]
+        for side in sides[1:]:
+            term = np.multiply.outer(term, side)
+        env = env + term
+    return env, Kr
+
+
+def _node_bound(cells, grid):
+    """Bounds per node of the convolved grid from bounds per query cell (2, out cells):
+    the largest over the cells whose stencils use the node, so that the gather's
+    ``sum |w_b| E_b >= E_cell`` (the weights sum to 1)."""
+    off = (grid.order - 1) // 2
+    E = cells.reshape((2,) + grid.out_shape)
+    for j in range(grid.d):
+        out = E.copy()
+        n = E.shape[1 + j]
+        for dl in range(-(grid.order - off), off + 1):     # node n serves cells n + dl
+            if dl == 0:
+                continue
+            src = [slice(None)] * (grid.d + 1)
+            dst = [slice(None)] * (grid.d + 1)
+            src[1 + j] = slice(max(dl, 0), n + min(dl, 0))
+            dst[1 + j] = slice(max(-dl, 0), n - max(dl, 0))
+            np.maximum(out[tuple(dst)], E[tuple(src)], out=out[tuple(dst)])
+        E = out
+    return E.reshape(2, -1)
+
+
 def target_scale(Y, absolute=False):
     """Per output, the unit of the documented bound: std(y) (1 where y is constant), or
     1 for probabilities (``absolute``)."""
@@ -287,7 +391,7 @@ def _node_coords(grid, X, out=False):
     return (X - grid.lo) / grid.delta + (grid.off + (grid.R if out else 0))
 
 
-def _pooled_bound(coarse, env, grid):
+def _pooled_bound(coarse, env, grid, R=None):
     """The envelope convolved with the |w| grids, bounded from above on the blocks of
     :func:`_blocks` (``coarse``: (2, *blocks), the grids summed over each block): the
     envelope's largest value over the offsets between two blocks at each block offset,
@@ -297,17 +401,19 @@ def _pooled_bound(coarse, env, grid):
 
     f, _ = _blocks(grid)
     d = grid.d
-    if f == 1:
+    R = grid.R if R is None else R     # the envelope's half-size (offsets) per axis
+    if f == 1 and R is grid.R:
         return _convolve(coarse, env[None], [(0, slice(None))])[0].reshape(2, -1)
     # block offset K spans node offsets K f - (f - 1) ... K f + (f - 1)
-    Rc = [-(-(R + f - 1) // f) for R in grid.R]
-    wide = np.pad(env, [(Rj * f - R, Rj * f - R) for Rj, R in zip(Rc, grid.R)])
-    wide = maximum_filter(wide, size=2 * f - 1, mode="constant", cval=0.0)
+    Rc = [-(-(Rj + f - 1) // f) for Rj in R]
+    wide = np.pad(env, [(Rcj * f - Rj, Rcj * f - Rj) for Rcj, Rj in zip(Rc, R)])
+    if f > 1:
+        wide = maximum_filter(wide, size=2 * f - 1, mode="constant", cval=0.0)
     env_c = wide[tuple(slice(None, None, f) for _ in range(d))]
     conv = _convolve(coarse, env_c[None], [(0, slice(None))])[0]
     # convolved node o (data coordinate o - R) lies in block (o - R) // f, at Rc + that
-    idx = [np.clip((np.arange(n) - R) // f + Rj, 0, conv.shape[1 + j] - 1)
-           for j, (n, R, Rj) in enumerate(zip(grid.out_shape, grid.R, Rc))]
+    idx = [np.clip((np.arange(n) - Rg) // f + Rcj, 0, conv.shape[1 + j] - 1)
+           for j, (n, Rg, Rcj) in enumerate(zip(grid.out_shape, grid.R, Rc))]
     return conv[(slice(None),) + tuple(np.ix_(*idx))].reshape(2, -1)
 
 
@@ -327,8 +433,17 @@ def bin_rows(grid, X, V, scale):
     ones = np.ones((X.shape[0], 1))
     dev = np.abs(V / scale).max(axis=1, initial=0.0)[:, None]
     Z = np.ascontiguousarray(_node_coords(grid, X))
-    fine, coarse = spread(Z, np.hstack([ones, dev]), np.hstack([ones, V]), grid.order,
-                          np.asarray(grid.shape, dtype=np.int64), _blocks(grid)[0])
+    f, blocks = _blocks(grid)
+    tensor = grid.tensor
+    A = np.empty((X.shape[0], 0)) if tensor else np.hstack([ones, dev])
+    fine, coarse = spread(Z, A, np.hstack([ones, V]), grid.order,
+                          np.asarray(grid.shape, dtype=np.int64), f)
+    if tensor:      # counts and deviations per block of the rows' cells
+        cell = np.clip(np.floor(Z).astype(np.int64) // f, 0, np.asarray(blocks) - 1)
+        flat = np.ravel_multi_index(tuple(cell.T), blocks)
+        size = int(np.prod(blocks))
+        coarse = np.stack([np.bincount(flat, minlength=size).astype(np.float64),
+                           np.bincount(flat, weights=dev[:, 0], minlength=size)])
     return np.concatenate([coarse.ravel(), fine.ravel()])
 
 
@@ -343,7 +458,7 @@ class BinnedSums:
     def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
         lo = X.min(axis=0) if lo is None else lo
         span = np.ptp(X, axis=0) if span is None else span
-        self.grid = g = _Grid(lo, span, h, bins, kern)
+        self.grid = g = _Grid(lo, span, h, bins, kern, reg_type)
         self.reg_type = reg_type
         self.raw = bin_rows(g, X, V, scale)
         self._finish()
@@ -358,7 +473,11 @@ class BinnedSums:
         self.kmat = kernels
         n_k = kernels.shape[0]
         conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
-        bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
+        if g.tensor:
+            env, Kr = _tensor_envelope(g)
+            bound = _node_bound(_pooled_bound(coarse, env, g, Kr), g)
+        else:
+            bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
         # C-ordered, as the compiled gathers take them (one specialisation each)
         if self.reg_type == "lc":
             self.G = np.ascontiguousarray(conv[0].reshape(conv[0].shape[0], -1))  # (c, size)
@@ -366,6 +485,8 @@ class BinnedSums:
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
         total = coarse.reshape(2, -1).sum(axis=1)
+        if g.tensor:    # pairs beyond the kernel array (both sides below TAIL)
+            total = total * (1.0 + 4.0 ** g.d * TAIL / (64 * EPS))
         self.E = np.ascontiguousarray(bound + 64 * EPS * total[:, None])
 
     @property
