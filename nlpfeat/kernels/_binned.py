@@ -50,11 +50,11 @@ class BinnedRangeWarning(UserWarning):
 _SMOOTH = frozenset({"gaussian", "logistic", "sigmoid"})
 MAX_FEATURES = 3
 #: Stencil order (odd) for the smooth kernels, per dimension.
-ORDER_SMOOTH = {1: 5, 2: 7, 3: 5}
+ORDER_SMOOTH = {1: 5, 2: 9, 3: 5}
 #: Relative tail below which an infinite-support kernel is cut.
 TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
-_PER_BANDWIDTH = {"smooth": {1: 12, 2: 8, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
+_PER_BANDWIDTH = {"smooth": {1: 12, 2: 6, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
 #: (local linear fits: a finer d=1 grid, as their certificate is the weight sums' only)
 _MIN_BINS = {"lc": {1: 1024, 2: 256, 3: 48}, "ll": {1: 4096, 2: 256, 3: 48}}
