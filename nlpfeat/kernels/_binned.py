@@ -29,6 +29,7 @@ convolution and one interpolation; the (row, bandwidth) pairs without a certific
 scored exactly, all in one call after the grid pass (the compiled engine's
 :func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
+import functools
 import warnings
 
 import numpy as np
@@ -279,7 +280,7 @@ def _envelope(grid, reg_type="lc"):
 #: Cramer's constant: |He_n(u)| exp(-u^2 / 4) <= CRAMER sqrt(n!) for every u.
 CRAMER = 1.086435
 #: Positions per cell (and axis) at which the tensor envelope samples the error.
-TENSOR_SAMPLES = 32
+TENSOR_SAMPLES = 16
 
 
 def _poly_sup(coef, lo=0.0, hi=1.0):
@@ -289,6 +290,26 @@ def _poly_sup(coef, lo=0.0, hi=1.0):
     r = p.deriv().roots() if p.degree() > 1 else np.zeros(0)
     r = r.real[(np.abs(r.imag) < 1e-9) & (r.real > lo) & (r.real < hi)]
     return float(np.abs(p(np.concatenate([[lo, hi], r]))).max())
+
+
+@functools.lru_cache(maxsize=None)
+def _stencil_constants(order):
+    """Of the Lagrange stencil of ``order`` on [0, 1]: ``sup |omega^(i)|`` (i = 0, 1, 2;
+    ``omega`` the node polynomial) and the Lebesgue constant ``sup sum_a |w_a|``."""
+    nodes = np.arange(order + 1) - (order - 1) // 2
+    omega = np.polynomial.Polynomial.fromroots(nodes)
+    Wk = tuple(_poly_sup(omega.deriv(i).coef if i else omega.coef) for i in range(3))
+    # on (0, 1) every basis polynomial keeps its sign: the Lebesgue function is one
+    lam = np.polynomial.Polynomial([0.0])
+    for a in range(order + 1):
+        la = np.polynomial.Polynomial.fromroots(np.delete(nodes, a))
+        lam = lam + np.sign(la(0.5) / la(nodes[a])) * la / la(nodes[a])
+    return Wk, _poly_sup(lam.coef)
+
+
+def _lebesgue(order):
+    """The stencil's Lebesgue constant: ``sum_a |w_a(t)| <= _lebesgue(order)``."""
+    return _stencil_constants(order)[1]
 
 
 def _tensor_envelope(grid):
@@ -317,15 +338,7 @@ def _tensor_envelope(grid):
     t = np.linspace(0.0, 1.0, m + 1)
     W = _lagrange(t, grid.order)                                       # (m + 1, P)
     nodes = np.arange(P) - off
-    omega = np.polynomial.Polynomial.fromroots(nodes)
-    Wk = [_poly_sup(omega.deriv(i).coef) if i else _poly_sup(omega.coef) for i in range(3)]
-    # the Lebesgue function: on (0, 1) every basis polynomial keeps its sign
-    lam = np.polynomial.Polynomial([0.0])
-    for a in range(P):
-        la = np.polynomial.Polynomial.fromroots(np.delete(nodes, a))
-        la = la / la(nodes[a])
-        lam = lam + np.sign(la(0.5)) * la
-    lam_max = _poly_sup(lam.coef)
+    Wk, lam_max = _stencil_constants(grid.order)
     Kr = np.asarray(grid.R) + P
     eps, gam = [], []
     for j in range(grid.d):
@@ -473,9 +486,9 @@ class BinnedSums:
         self.kmat = kernels
         n_k = kernels.shape[0]
         conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
-        if g.tensor:
+        if g.tensor:        # bounds per query cell (read at the cell, no stencil)
             env, Kr = _tensor_envelope(g)
-            bound = _node_bound(_pooled_bound(coarse, env, g, Kr), g)
+            bound = _pooled_bound(coarse, env, g, Kr)
         else:
             bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
         # C-ordered, as the compiled gathers take them (one specialisation each)
@@ -485,9 +498,21 @@ class BinnedSums:
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
         total = coarse.reshape(2, -1).sum(axis=1)
-        if g.tensor:    # pairs beyond the kernel array (both sides below TAIL)
-            total = total * (1.0 + 4.0 ** g.d * TAIL / (64 * EPS))
-        self.E = np.ascontiguousarray(bound + 64 * EPS * total[:, None])
+        if g.tensor:    # pairs beyond the kernel array: both sides below TAIL
+            total = total * (1.0 + g.d * _lebesgue(g.order) ** (2 * g.d) * TAIL / (64 * EPS))
+        bound += 64 * EPS * total[:, None]
+        if g.tensor:
+            self.E_cell, self._E = bound, None
+        else:
+            self.E_cell, self._E = None, np.ascontiguousarray(bound)
+
+    @property
+    def E(self):
+        """Error bounds (2, nodes of the convolved grid) that the gathers read with the
+        stencil's ``|w|``; from the cells' bounds (:func:`_node_bound`) on first use."""
+        if self._E is None:
+            self._E = np.ascontiguousarray(_node_bound(self.E_cell, self.grid))
+        return self._E
 
     @property
     def bins(self):
@@ -509,10 +534,24 @@ class BinnedSums:
 
         g = self.grid
         lead = self.G.shape[:-1]
-        S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), self.E,
-                              np.ascontiguousarray(_node_coords(g, Q, out=True)), g.order,
+        Z = _node_coords(g, Q, out=True)
+        order = None
+        if g.d > 1:     # queries by row of the grid: their stencils share cache lines
+            order = np.argsort(Z[:, 0].astype(np.int64), kind="stable")
+            Z = Z[order]
+        Z = np.ascontiguousarray(Z)
+        E = self.E if self.E_cell is None else np.zeros((0, 1))
+        S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), E, Z, g.order,
                               np.asarray(g.out_shape, dtype=np.int64),
                               np.asarray(g.margin, dtype=np.int64))
+        if self.E_cell is not None:     # the bound of the query's cell
+            cell = np.floor(Z[inside]).astype(np.int64)
+            B = np.zeros((Q.shape[0], 2))
+            B[inside] = self.E_cell[:, np.ravel_multi_index(tuple(cell.T), g.out_shape)].T
+        if order is not None:
+            back = np.empty_like(order)
+            back[order] = np.arange(order.size)
+            S, B, inside = S[back], B[back], inside[back]
         return S.reshape((Q.shape[0],) + lead), B, inside
 
     def _self_kernels(self):
