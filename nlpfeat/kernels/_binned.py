@@ -330,43 +330,45 @@ def _tensor_envelope(grid):
 
     Returns the envelope over cell offsets (shape ``2 Kr + 1`` per axis) and ``Kr``.
     """
-    from math import factorial
-
-    P = grid.order + 1
-    off = (grid.order - 1) // 2
-    m = TENSOR_SAMPLES
-    t = np.linspace(0.0, 1.0, m + 1)
-    W = _lagrange(t, grid.order)                                       # (m + 1, P)
-    nodes = np.arange(P) - off
-    Wk, lam_max = _stencil_constants(grid.order)
-    Kr = np.asarray(grid.R) + P
-    eps, gam = [], []
-    for j in range(grid.d):
-        s = float(grid.delta[j] / grid.h[j])
-        f = lambda u: np.exp(-0.5 * (s * u) ** 2)                       # noqa: E731
-        k = np.arange(-Kr[j], Kr[j] + 1)
-        # query node b of cell k, point node a of cell 0: offset k + b - a
-        Kn = f(k[:, None, None] + nodes[None, None, :] - nodes[None, :, None])
-        approx = W @ Kn @ W.T                                          # (nk, tx, tq)
-        exact = f(k[:, None, None] + t[None, None, :] - t[None, :, None])
-        err = np.abs(approx - exact).max(axis=(1, 2))
-        # sup |f^(n)| over the distances both stencils span (k - 2P ... k + 2P)
-        u = np.maximum(np.abs(k) - 2 * P, 0) * s
-        M = {n: s ** n * CRAMER * np.sqrt(factorial(n)) * np.exp(-u * u / 4)
-             for n in (P, P + 1, P + 2)}
-        dq = lam_max * (Wk[2] * M[P] / factorial(P) + 2 * Wk[1] * M[P + 1] / factorial(P + 1)
-                        + 2 * Wk[0] * M[P + 2] / factorial(P + 2)) \
-            + Wk[0] * M[P + 2] / factorial(P)
-        eps.append(err + 2 * dq / (8 * m * m))
-        gam.append(f(np.maximum(np.abs(k) - 1, 0)))
+    Kr = np.asarray(grid.R) + grid.order + 1
+    eps, gam = zip(*(_axis_envelope(grid, j, Kr[j]) for j in range(grid.d)))
     env = 0.0
     for j in range(grid.d):
-        sides = gam[:j] + [eps[j]] + [g + e for g, e in zip(gam[j + 1:], eps[j + 1:])]
+        sides = list(gam[:j]) + [eps[j]] + [g + e for g, e in zip(gam[j + 1:], eps[j + 1:])]
         term = sides[0]
         for side in sides[1:]:
             term = np.multiply.outer(term, side)
         env = env + term
     return env, Kr
+
+
+def _axis_envelope(grid, j, Kr):
+    """``eps_j(k)`` and ``gamma_j(k)`` of :func:`_tensor_envelope` on the cell offsets
+    ``k = -Kr ... Kr`` of axis j."""
+    from math import factorial
+
+    P = grid.order + 1
+    m = TENSOR_SAMPLES
+    t = np.linspace(0.0, 1.0, m + 1)
+    W = _lagrange(t, grid.order)                                       # (m + 1, P)
+    nodes = np.arange(P) - (grid.order - 1) // 2
+    Wk, lam_max = _stencil_constants(grid.order)
+    s = float(grid.delta[j] / grid.h[j])
+    f = lambda u: np.exp(-0.5 * (s * u) ** 2)                           # noqa: E731
+    k = np.arange(-Kr, Kr + 1)
+    # query node b of cell k, point node a of cell 0: offset k + b - a
+    Kn = f(k[:, None, None] + nodes[None, None, :] - nodes[None, :, None])
+    approx = W @ Kn @ W.T                                              # (nk, tx, tq)
+    exact = f(k[:, None, None] + t[None, None, :] - t[None, :, None])
+    err = np.abs(approx - exact).max(axis=(1, 2))
+    # sup |f^(n)| over the distances both stencils span (k - 2P ... k + 2P)
+    u = np.maximum(np.abs(k) - 2 * P, 0) * s
+    M = {n: s ** n * CRAMER * np.sqrt(factorial(n)) * np.exp(-u * u / 4)
+         for n in (P, P + 1, P + 2)}
+    # second derivatives of the error in either position (both alike)
+    dq = lam_max * (Wk[2] * M[P] / factorial(P) + 2 * Wk[1] * M[P + 1] / factorial(P + 1)
+                    + 2 * Wk[0] * M[P + 2] / factorial(P + 2)) + Wk[0] * M[P + 2] / factorial(P)
+    return err + 2 * dq / (8 * m * m), f(np.maximum(np.abs(k) - 1, 0))
 
 
 def _node_bound(cells, grid):
