@@ -371,27 +371,6 @@ def _axis_envelope(grid, j, Kr):
     return err + 2 * dq / (8 * m * m), f(np.maximum(np.abs(k) - 1, 0))
 
 
-def _node_bound(cells, grid):
-    """Bounds per node of the convolved grid from bounds per query cell (2, out cells):
-    the largest over the cells whose stencils use the node, so that the gather's
-    ``sum |w_b| E_b >= E_cell`` (the weights sum to 1)."""
-    off = (grid.order - 1) // 2
-    E = cells.reshape((2,) + grid.out_shape)
-    for j in range(grid.d):
-        out = E.copy()
-        n = E.shape[1 + j]
-        for dl in range(-(grid.order - off), off + 1):     # node n serves cells n + dl
-            if dl == 0:
-                continue
-            src = [slice(None)] * (grid.d + 1)
-            dst = [slice(None)] * (grid.d + 1)
-            src[1 + j] = slice(max(dl, 0), n + min(dl, 0))
-            dst[1 + j] = slice(max(-dl, 0), n - max(dl, 0))
-            np.maximum(out[tuple(dst)], E[tuple(src)], out=out[tuple(dst)])
-        E = out
-    return E.reshape(2, -1)
-
-
 def target_scale(Y, absolute=False):
     """Per output, the unit of the documented bound: std(y) (1 where y is constant), or
     1 for probabilities (``absolute``)."""
@@ -503,18 +482,9 @@ class BinnedSums:
         if g.tensor:    # pairs beyond the kernel array: both sides below TAIL
             total = total * (1.0 + g.d * _lebesgue(g.order) ** (2 * g.d) * TAIL / (64 * EPS))
         bound += 64 * EPS * total[:, None]
-        if g.tensor:
-            self.E_cell, self._E = bound, None
-        else:
-            self.E_cell, self._E = None, np.ascontiguousarray(bound)
-
-    @property
-    def E(self):
-        """Error bounds (2, nodes of the convolved grid) that the gathers read with the
-        stencil's ``|w|``; from the cells' bounds (:func:`_node_bound`) on first use."""
-        if self._E is None:
-            self._E = np.ascontiguousarray(_node_bound(self.E_cell, self.grid))
-        return self._E
+        # the tensor bound per query cell; else per node, read with the stencil's |w|
+        self.E_cell = bound if g.tensor else None
+        self.E = None if g.tensor else np.ascontiguousarray(bound)
 
     @property
     def bins(self):
@@ -546,15 +516,21 @@ class BinnedSums:
         S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), E, Z, g.order,
                               np.asarray(g.out_shape, dtype=np.int64),
                               np.asarray(g.margin, dtype=np.int64))
-        if self.E_cell is not None:     # the bound of the query's cell
-            cell = np.floor(Z[inside]).astype(np.int64)
-            B = np.zeros((Q.shape[0], 2))
-            B[inside] = self.E_cell[:, np.ravel_multi_index(tuple(cell.T), g.out_shape)].T
+        if self.E_cell is not None:
+            B = self._cell_bounds(Z, inside)
         if order is not None:
             back = np.empty_like(order)
             back[order] = np.arange(order.size)
             S, B, inside = S[back], B[back], inside[back]
         return S.reshape((Q.shape[0],) + lead), B, inside
+
+    def _cell_bounds(self, Z, inside):
+        """The tensor bound (2 per row) of the cells of rows ``Z`` (convolved grid's
+        node coordinates) inside the grid."""
+        cell = np.floor(Z[inside]).astype(np.int64)
+        B = np.zeros((Z.shape[0], 2))
+        B[inside] = self.E_cell[:, np.ravel_multi_index(tuple(cell.T), self.grid.out_shape)].T
+        return B
 
     def _self_kernels(self):
         """Kernels (nk, P^d, P^d) between the stencil nodes a, b of one point:
@@ -595,10 +571,14 @@ class BinnedSums:
 
         g = self.grid
         lead = self.G.shape[:-1]
-        S, B, T, _ = gather_loo(self.G.reshape(-1, self.G.shape[-1]), self.E,
-                                np.ascontiguousarray(_node_coords(g, X, out=True)), g.order,
-                                np.asarray(g.out_shape, dtype=np.int64),
-                                np.asarray(g.margin, dtype=np.int64), self._self_kernels())
+        Z = np.ascontiguousarray(_node_coords(g, X, out=True))
+        E = self.E if self.E_cell is None else np.zeros((0, 1))
+        S, B, T, inside = gather_loo(self.G.reshape(-1, self.G.shape[-1]), E, Z, g.order,
+                                     np.asarray(g.out_shape, dtype=np.int64),
+                                     np.asarray(g.margin, dtype=np.int64),
+                                     self._self_kernels())
+        if self.E_cell is not None:     # (a row's own pair is inside its bound)
+            B = self._cell_bounds(Z, inside)
         return S.reshape((X.shape[0],) + lead) - self._times_cols(T, V), B
 
 
