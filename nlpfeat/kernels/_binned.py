@@ -677,8 +677,10 @@ class BinnedIndex:
         self.scale = target_scale(Y, absolute) if scale is None else scale
         self.explicit = bins is not None
         # explicit bins: the user's accuracy; sums whose bound passes 1e-3 of them go exact
-        self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
+        if tau is None:     # (_tau, with the top computed once)
+            tau = tau_from(Y.std(axis=0), self.top) if bins is None else EXPLICIT_TAU
+        self.tau = tau
         if sums is None:
             sums = _sums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type, self.scale)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
