@@ -417,11 +417,13 @@ def _blocks(grid):
     return f, tuple(-(-s // f) for s in grid.shape)
 
 
-def bin_rows(grid, X, V, scale):
+def bin_rows(grid, X, V, scale, closed=False):
     """Raw grids of rows X with centred values V (n, c), flat: spread with ``|w|`` (for
     the error bound) and summed over the blocks of :func:`_blocks`, the counts and each
     row's largest ``|V| / scale``; then with ``w`` the weights and V on the grid. Grids
-    of disjoint row sets add up."""
+    of disjoint row sets add up. ``closed``: V's columns sum to zero in every row (class
+    indicators less their frequencies): the last is not spread (its sums are minus the
+    others'), its deviations still bound."""
     from nlpfeat.kernels._compiled._binning import spread
 
     ones = np.ones((X.shape[0], 1))
@@ -430,7 +432,7 @@ def bin_rows(grid, X, V, scale):
     f, blocks = _blocks(grid)
     tensor = grid.tensor
     A = np.empty((X.shape[0], 0)) if tensor else np.hstack([ones, dev])
-    fine, coarse = spread(Z, A, np.hstack([ones, V]), grid.order,
+    fine, coarse = spread(Z, A, np.hstack([ones, V[:, :-1] if closed else V]), grid.order,
                           np.asarray(grid.shape, dtype=np.int64), f)
     if tensor:      # counts and deviations per block of the rows' cells
         cell = np.clip(np.floor(Z).astype(np.int64) // f, 0, np.asarray(blocks) - 1)
@@ -449,12 +451,14 @@ class BinnedSums:
     of queries inside the grid.
     """
 
-    def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
+    def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None,
+                 closed=False):
         lo = X.min(axis=0) if lo is None else lo
         span = np.ptp(X, axis=0) if span is None else span
         self.grid = g = _Grid(lo, span, h, bins, kern, reg_type)
         self.reg_type = reg_type
-        self.raw = bin_rows(g, X, V, scale)
+        self.closed = closed = closed and reg_type == "lc" and V.shape[1] > 1
+        self.raw = bin_rows(g, X, V, scale, closed)
         self._finish()
 
     def _finish(self):
@@ -495,7 +499,7 @@ class BinnedSums:
     def from_raw(cls, raw, grid, reg_type):
         """Sums from raw grids (of several partitions, added)."""
         self = cls.__new__(cls)
-        self.grid, self.reg_type, self.raw = grid, reg_type, raw
+        self.grid, self.reg_type, self.raw, self.closed = grid, reg_type, raw, False
         self._finish()
         return self
 
@@ -522,7 +526,13 @@ class BinnedSums:
             back = np.empty_like(order)
             back[order] = np.arange(order.size)
             S, B, inside = S[back], B[back], inside[back]
-        return S.reshape((Q.shape[0],) + lead), B, inside
+        return self._close(S.reshape((Q.shape[0],) + lead)), B, inside
+
+    def _close(self, S):
+        """Sums (m, 1 + c) with the last column of closed V restored (minus the others)."""
+        if not self.closed:
+            return S
+        return np.hstack([S, -S[:, 1:].sum(axis=1, keepdims=True)])
 
     def _cell_bounds(self, Z, inside):
         """The tensor bound (2 per row) of the cells of rows ``Z`` (convolved grid's
@@ -579,7 +589,7 @@ class BinnedSums:
                                      self._self_kernels())
         if self.E_cell is not None:     # (a row's own pair is inside its bound)
             B = self._cell_bounds(Z, inside)
-        return S.reshape((X.shape[0],) + lead) - self._times_cols(T, V), B
+        return self._close(S.reshape((X.shape[0],) + lead)) - self._times_cols(T, V), B
 
 
 def _predictions(S, B, reg_type, d, tau, top, scale=None):
@@ -646,7 +656,7 @@ def tau_from(std, top):
     return TARGET * 0.5 * float(max(ratio.min(), 1e-3))
 
 
-def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
+def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, closed=False):
     """The binned sums of one bandwidth: exact polynomial sums
     (:class:`~nlpfeat.kernels._binned_poly.PolySums`) for the polynomial kernels,
     else the interpolated grid (None: no grid fits the bandwidth)."""
@@ -654,7 +664,8 @@ def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
     if _binned_poly.fits(kern, *X.shape, V.shape[1], reg_type):
         return _binned_poly.PolySums(X, V, kern, h, bins, reg_type, scale, lo, span)
     bins = default_bins(span, h, kern, reg_type) if bins is None else bins
-    return None if bins is None else BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span)
+    return None if bins is None else BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span,
+                                                 closed)
 
 
 class BinnedIndex:
@@ -682,7 +693,9 @@ class BinnedIndex:
             tau = tau_from(Y.std(axis=0), self.top) if bins is None else EXPLICIT_TAU
         self.tau = tau
         if sums is None:
-            sums = _sums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type, self.scale)
+            # class indicators less their frequencies: columns that sum to zero
+            sums = _sums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type, self.scale,
+                         closed=absolute)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
         self.exact_index = None     # set by the engine; None for a fit on a dask array
         self.bins = None if sums is None else sums.bins

@@ -77,3 +77,21 @@ def test_tensor_envelope_bounds_the_one_dimensional_errors_between_its_samples()
         near = np.abs(k) < 4 * per                     # the margin is small
         assert np.median(err[near] / eps[Kr + k[near]]) > 0.05
     assert 1.5 < _lebesgue(9) < 1.6
+
+
+def test_closed_columns_give_the_sums_and_bounds_of_all_columns():
+    """Class indicators less their frequencies (the classifier's columns sum to zero):
+    the last column's sums restored from the others' equal those spread directly."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(500, 2))
+    Y = np.eye(3)[rng.integers(0, 3, size=500)]
+    V = Y - Y.mean(axis=0)
+    scale = target_scale(Y, absolute=True)
+    args = (X, V, get_kernel("gaussian"), 0.3, np.array([40, 40]), "lc", scale)
+    full, closed = BinnedSums(*args), BinnedSums(*args, closed=True)
+    assert closed.closed and closed.G.shape[0] == full.G.shape[0] - 1
+    Q = rng.normal(size=(50, 2))
+    (S, B, inside), (Sc, Bc, inside_c) = full.gather(Q), closed.gather(Q)
+    np.testing.assert_array_equal(inside, inside_c)
+    np.testing.assert_allclose(Sc, S, rtol=1e-12, atol=1e-12 * np.abs(S).max())
+    np.testing.assert_array_equal(Bc, B)

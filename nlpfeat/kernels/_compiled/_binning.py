@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 #: Grid values (float64) that stay in the caches when spreading.
-_CACHED = 2 ** 20
+_CACHED = 2 ** 18
 
 
 @njit(cache=True)
