@@ -2,8 +2,8 @@
 
 The training points are spread onto a regular grid (linear binning, or its higher-order
 generalisation for smooth kernels: the weights of Lagrange interpolation on the 2 or 6
-nearest nodes per axis, so that a smooth function of the point's position is reproduced
-to second or sixth order); the grid of weights (and of weighted targets, and for local
+(10 in d = 2) nearest nodes per axis, so that a smooth function of the point's position
+is reproduced to second or sixth (tenth) order); the grid of weights (and of weighted targets, and for local
 linear fits the moment kernels ``u K(u)`` and ``u u^T K(u)``) is convolved with the
 kernel sampled on the grid's offsets (FFT); the sums at a query are interpolated from the
 convolved grid with the same stencil. Compact kernels are sampled exactly up to their
@@ -14,7 +14,9 @@ Every query gets a certificate: an upper bound of the absolute error of its kern
 kernel, the stencil and the spacing at fit time; in d >= 2 on blocks of nodes, see
 :func:`_pooled_bound`) and, for local constant fits, of its prediction (the same with
 each point's deviation from the mean, in units of std(y) per output, or absolute for
-probabilities). A query whose bound misses the target (a query outside the data, in a
+probabilities). The gaussian's local constant sums in d >= 2 have a tighter bound,
+proven per axis and cell offset (:func:`_tensor_envelope`), read at the query's cell.
+A query whose bound misses the target (a query outside the data, in a
 sparse region, or a degenerate local linear design) is computed on the exact path, so
 the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
 exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
@@ -320,13 +322,14 @@ def _tensor_envelope(grid):
     ``prod B_j - prod g_j = sum_j (prod_{i<j} g_i) (B_j - g_j) (prod_{i>j} B_i)``. For each
     axis and each cell offset k between the query's cell and the point's, ``eps_j(k)``
     bounds ``|B_j - g_j|`` over every position of both in their cells: the largest
-    error on ``TENSOR_SAMPLES`` positions per cell and side, plus ``delta^2 / 8`` times
+    error on ``TENSOR_SAMPLES + 1`` positions per cell and side, plus ``delta^2 / 8`` times
     bounds of its second derivatives (Lagrange's remainder ``omega(t) f[nodes, t]`` and
     its derivatives, each divided difference by ``sup |f^(n)| / n!`` and that by
     Cramer's inequality on the distances the stencils span), which covers the positions
     between samples. ``g_j <= gamma_j(k)`` (the gaussian at the nearest distance of two
-    cells k apart) and ``|B_j| <= gamma_j + eps_j``. A proof, no sampled check: the
-    samples are exact values, the margin bounds what lies between them.
+    cells k apart) and ``|B_j| <= gamma_j + eps_j``. A proof, not a sampled check: the
+    samples are the error's values (to rounding), the margin bounds the error of their
+    bilinear interpolation, i.e. what lies between them.
 
     Returns the envelope over cell offsets (shape ``2 Kr + 1`` per axis) and ``Kr``.
     """
