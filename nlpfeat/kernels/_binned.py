@@ -15,7 +15,8 @@ kernel, the stencil and the spacing at fit time; in d >= 2 on blocks of nodes, s
 :func:`_pooled_bound`) and, for local constant fits, of its prediction (the same with
 each point's deviation from the mean, in units of std(y) per output, or absolute for
 probabilities). The gaussian's local constant sums in d >= 2 have a tighter bound,
-proven per axis and cell offset (:func:`_tensor_envelope`), read at the query's cell.
+proven per axis and cell offset
+(:func:`~nlpfeat.kernels._binned_bound._tensor_envelope`), read at the query's cell.
 A query whose bound misses the target (a query outside the data, in a
 sparse region, or a degenerate local linear design) is computed on the exact path, so
 the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
@@ -31,13 +32,13 @@ convolution and one interpolation; the (row, bandwidth) pairs without a certific
 scored exactly, all in one call after the grid pass (the compiled engine's
 :func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
-import functools
 import warnings
 
 import numpy as np
 from scipy import fft as sfft
 
 from nlpfeat.kernels import _binned_poly
+from nlpfeat.kernels._binned_bound import _lagrange, _lebesgue, _tensor_envelope
 from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
@@ -119,25 +120,6 @@ def check_bins(bins, d):
         raise ValueError(f"bins must be None, a positive int or {d} positive ints (one per "
                          f"feature); got {bins!r}.")
     return arr.astype(int)
-
-
-def _lagrange(t, order):
-    """Stencil weights (n, order + 1) of positions ``t`` in [0, 1) on the nodes
-    ``-(order - 1) / 2 ... (order + 1) / 2`` relative to ``floor`` (Lagrange basis:
-    products of all factors but one, from prefix and suffix products)."""
-    nodes = np.arange(order + 1) - (order - 1) // 2
-    if order == 1:
-        t = np.asarray(t, dtype=np.float64)
-        return np.stack([1.0 - t, t], axis=1)
-    f = np.asarray(t, dtype=np.float64)[:, None] - nodes[None, :]       # (n, P)
-    pre = np.ones_like(f)
-    suf = np.ones_like(f)
-    np.cumprod(f[:, :-1], axis=1, out=pre[:, 1:])
-    np.cumprod(f[:, :0:-1], axis=1, out=suf[:, -2::-1])
-    denom = np.array([np.prod([xj - xm for xm in nodes if xm != xj]) for xj in nodes])
-    pre *= suf
-    pre /= denom
-    return pre
 
 
 class _Grid:
@@ -277,101 +259,6 @@ def _envelope(grid, reg_type="lc"):
     order = np.argsort(r, kind="stable")
     env = np.interp(radius, r[order], err[order])
     return grid.d * env + EPS
-
-
-#: Cramer's constant: |He_n(u)| exp(-u^2 / 4) <= CRAMER sqrt(n!) for every u.
-CRAMER = 1.086435
-#: Positions per cell (and axis) at which the tensor envelope samples the error.
-TENSOR_SAMPLES = 16
-
-
-def _poly_sup(coef, lo=0.0, hi=1.0):
-    """The largest |p| on [lo, hi] of the polynomial ``coef`` (numpy order): at the ends
-    and the real roots of p' inside."""
-    p = np.polynomial.Polynomial(coef)
-    r = p.deriv().roots() if p.degree() > 1 else np.zeros(0)
-    r = r.real[(np.abs(r.imag) < 1e-9) & (r.real > lo) & (r.real < hi)]
-    return float(np.abs(p(np.concatenate([[lo, hi], r]))).max())
-
-
-@functools.lru_cache(maxsize=None)
-def _stencil_constants(order):
-    """Of the Lagrange stencil of ``order`` on [0, 1]: ``sup |omega^(i)|`` (i = 0, 1, 2;
-    ``omega`` the node polynomial) and the Lebesgue constant ``sup sum_a |w_a|``."""
-    nodes = np.arange(order + 1) - (order - 1) // 2
-    omega = np.polynomial.Polynomial.fromroots(nodes)
-    Wk = tuple(_poly_sup(omega.deriv(i).coef if i else omega.coef) for i in range(3))
-    # on (0, 1) every basis polynomial keeps its sign: the Lebesgue function is one
-    lam = np.polynomial.Polynomial([0.0])
-    for a in range(order + 1):
-        la = np.polynomial.Polynomial.fromroots(np.delete(nodes, a))
-        lam = lam + np.sign(la(0.5) / la(nodes[a])) * la / la(nodes[a])
-    return Wk, _poly_sup(lam.coef)
-
-
-def _lebesgue(order):
-    """The stencil's Lebesgue constant: ``sum_a |w_a(t)| <= _lebesgue(order)``."""
-    return _stencil_constants(order)[1]
-
-
-def _tensor_envelope(grid):
-    """Per-pair error bound of the gaussian's binned sums on cell offsets (d >= 2).
-
-    The gaussian is a product over axes, and so are the stencils: the binned kernel of
-    a pair is ``prod_j B_j`` with ``B_j`` the 1-D binned kernel of axis j, so
-    ``prod B_j - prod g_j = sum_j (prod_{i<j} g_i) (B_j - g_j) (prod_{i>j} B_i)``. For each
-    axis and each cell offset k between the query's cell and the point's, ``eps_j(k)``
-    bounds ``|B_j - g_j|`` over every position of both in their cells: the largest
-    error on ``TENSOR_SAMPLES + 1`` positions per cell and side, plus ``delta^2 / 8`` times
-    bounds of its second derivatives (Lagrange's remainder ``omega(t) f[nodes, t]`` and
-    its derivatives, each divided difference by ``sup |f^(n)| / n!`` and that by
-    Cramer's inequality on the distances the stencils span), which covers the positions
-    between samples. ``g_j <= gamma_j(k)`` (the gaussian at the nearest distance of two
-    cells k apart) and ``|B_j| <= gamma_j + eps_j``. A proof, not a sampled check: the
-    samples are the error's values (to rounding), the margin bounds the error of their
-    bilinear interpolation, i.e. what lies between them.
-
-    Returns the envelope over cell offsets (shape ``2 Kr + 1`` per axis) and ``Kr``.
-    """
-    Kr = np.asarray(grid.R) + grid.order + 1
-    eps, gam = zip(*(_axis_envelope(grid, j, Kr[j]) for j in range(grid.d)))
-    env = 0.0
-    for j in range(grid.d):
-        sides = list(gam[:j]) + [eps[j]] + [g + e for g, e in zip(gam[j + 1:], eps[j + 1:])]
-        term = sides[0]
-        for side in sides[1:]:
-            term = np.multiply.outer(term, side)
-        env = env + term
-    return env, Kr
-
-
-def _axis_envelope(grid, j, Kr):
-    """``eps_j(k)`` and ``gamma_j(k)`` of :func:`_tensor_envelope` on the cell offsets
-    ``k = -Kr ... Kr`` of axis j."""
-    from math import factorial
-
-    P = grid.order + 1
-    m = TENSOR_SAMPLES
-    t = np.linspace(0.0, 1.0, m + 1)
-    W = _lagrange(t, grid.order)                                       # (m + 1, P)
-    nodes = np.arange(P) - (grid.order - 1) // 2
-    Wk, lam_max = _stencil_constants(grid.order)
-    s = float(grid.delta[j] / grid.h[j])
-    f = lambda u: np.exp(-0.5 * (s * u) ** 2)                           # noqa: E731
-    k = np.arange(-Kr, Kr + 1)
-    # query node b of cell k, point node a of cell 0: offset k + b - a
-    Kn = f(k[:, None, None] + nodes[None, None, :] - nodes[None, :, None])
-    approx = W @ Kn @ W.T                                              # (nk, tx, tq)
-    exact = f(k[:, None, None] + t[None, None, :] - t[None, :, None])
-    err = np.abs(approx - exact).max(axis=(1, 2))
-    # sup |f^(n)| over the distances both stencils span (k - 2P ... k + 2P)
-    u = np.maximum(np.abs(k) - 2 * P, 0) * s
-    M = {n: s ** n * CRAMER * np.sqrt(factorial(n)) * np.exp(-u * u / 4)
-         for n in (P, P + 1, P + 2)}
-    # second derivatives of the error in either position (both alike)
-    dq = lam_max * (Wk[2] * M[P] / factorial(P) + 2 * Wk[1] * M[P + 1] / factorial(P + 1)
-                    + 2 * Wk[0] * M[P + 2] / factorial(P + 2)) + Wk[0] * M[P + 2] / factorial(P)
-    return err + 2 * dq / (8 * m * m), f(np.maximum(np.abs(k) - 1, 0))
 
 
 def target_scale(Y, absolute=False):

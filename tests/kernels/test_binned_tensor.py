@@ -5,14 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nlpfeat.kernels import get_kernel
-from nlpfeat.kernels._binned import (
-    BinnedSums,
-    _axis_envelope,
-    _Grid,
-    _lagrange,
-    _lebesgue,
-    target_scale,
-)
+from nlpfeat.kernels._binned import BinnedSums, _Grid, target_scale
+from nlpfeat.kernels._binned_bound import _axis_envelope, _lagrange, _lebesgue
 
 
 def _exact_sums(X, V, Q, h):
