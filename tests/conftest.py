@@ -40,12 +40,14 @@ def assert_best_is_argmax():
     return _assert_search_picked_the_best
 
 
-#: The shared Dask cluster: {"stack": its ExitStack, "client": its Client} while it runs.
+#: The shared Dask clusters, by fixture name: {"stack": its ExitStack, "client": its Client}
+#: while it runs.
 _DASK = {}
-_LAST_DASK_TEST = pytest.StashKey[str]()
+_DASK_FIXTURES = ("dask_client", "dask_process_client")
+_LAST_DASK_TEST = pytest.StashKey[dict]()
 
 
-def _start_dask():
+def _start_dask(name):
     import contextlib
 
     import dask
@@ -60,42 +62,74 @@ def _start_dask():
              "distributed.worker.profile.interval": "1s",
              "distributed.worker.memory.monitor-interval": "1s",
              "distributed.scheduler.work-stealing-interval": "1s"}
+    processes = name == "dask_process_client"
     stack = contextlib.ExitStack()
     stack.enter_context(dask.config.set(quiet))
+    # Worker threads talk to the scheduler over TCP, as worker processes do: every task,
+    # its arguments and its result are pickled, and the CLI's subprocesses can connect.
     cluster = stack.enter_context(distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-        memory_limit="1GiB"))
-    _DASK.update(stack=stack, client=stack.enter_context(distributed.Client(cluster)))
+        n_workers=2, threads_per_worker=1, processes=processes, protocol="tcp://",
+        dashboard_address=":0", memory_limit="1GiB" if processes else 0))
+    _DASK[name] = dict(stack=stack, client=stack.enter_context(distributed.Client(cluster)))
 
 
-def _stop_dask():
-    if _DASK:
-        _DASK.pop("client")
-        _DASK.pop("stack").close()
+def _stop_dask(name=None):
+    for key in [name] if name else list(_DASK):
+        if key in _DASK:
+            _DASK.pop(key)["stack"].close()
+
+
+def _dask_fixture(name):
+    pytest.importorskip("distributed")
+    if name not in _DASK:
+        _start_dask(name)
+    return _DASK[name]["client"]
 
 
 @pytest.fixture(scope="session")
 def dask_client():
-    """A ``distributed.Client`` of a real LocalCluster of two worker processes (one thread
-    each), shared by the Dask tests of the session (started by the first, stopped after
-    the last); skips when distributed is missing."""
-    pytest.importorskip("distributed")
-    if not _DASK:
-        _start_dask()
-    return _DASK["client"]
+    """A ``distributed.Client`` of a real LocalCluster of two single-threaded workers that
+    run in this process and talk to their scheduler over TCP (so tasks and results are
+    pickled as on any cluster), shared by the Dask tests of the session (started by the
+    first, stopped after the last); skips when distributed is missing."""
+    return _dask_fixture("dask_client")
+
+
+@pytest.fixture(scope="session")
+def dask_process_client():
+    """The same with two worker processes (fresh interpreters: what a test of the slow pass
+    checks that in-process workers cannot, such as state that must travel with a task)."""
+    return _dask_fixture("dask_process_client")
+
+
+def _dask_fixtures_of(item):
+    """The cluster fixtures an item uses, declared or named by a parameter (a test may pick
+    its cluster with ``request.getfixturevalue``)."""
+    names = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        names.update(v for v in callspec.params.values() if isinstance(v, str))
+    return [name for name in _DASK_FIXTURES if name in names]
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    users = [item.nodeid for item in items if "dask_client" in getattr(item, "fixturenames", ())]
-    config.stash[_LAST_DASK_TEST] = users[-1] if users else ""
+    last = {}
+    for item in items:
+        for name in _dask_fixtures_of(item):
+            last[name] = item.nodeid
+    config.stash[_LAST_DASK_TEST] = last
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item, nextitem):
     yield
-    if item.nodeid == item.config.stash.get(_LAST_DASK_TEST, "") or nextitem is None:
+    if nextitem is None:
         _stop_dask()
+        return
+    for name, nodeid in item.config.stash.get(_LAST_DASK_TEST, {}).items():
+        if item.nodeid == nodeid:
+            _stop_dask(name)
 
 
 def pytest_sessionfinish(session):

@@ -33,12 +33,13 @@ scored exactly, all in one call after the grid pass (the compiled engine's
 :func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
 import warnings
+import weakref
 
 import numpy as np
 from scipy import fft as sfft
 
 from nlpfeat.kernels import _binned_poly
-from nlpfeat.kernels._binned_bound import _lagrange, _lebesgue, _tensor_envelope
+from nlpfeat.kernels._binned_bound import _envelope, _lagrange, _lebesgue, _tensor_envelope
 from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
@@ -81,12 +82,19 @@ def stencil_order(kern, d=1):
 
 
 def reach(kern):
-    """Radius (in bandwidths) beyond which the kernel is taken as zero."""
+    """Radius (in bandwidths) beyond which the kernel is taken as zero (once per kernel:
+    a grid of bandwidths asks for it twice a bandwidth)."""
     if kern.compact:
         return kern.radius
-    u = np.geomspace(1e-3, 1e4, 4000)
-    small = kern.log_k(u) - kern.log_k(0.0) < np.log(TAIL)
-    return float(u[np.argmax(small)])
+    r = _REACH.get(kern)
+    if r is None:
+        u = np.geomspace(1e-3, 1e4, 4000)
+        small = kern.log_k(u) - kern.log_k(0.0) < np.log(TAIL)
+        r = _REACH[kern] = float(u[np.argmax(small)])
+    return r
+
+
+_REACH = weakref.WeakKeyDictionary()
 
 
 def default_bins(span, h, kern, reg_type="lc"):
@@ -216,49 +224,6 @@ def _convolve(grids, kernels, pairs=None):
         return res[(slice(None), slice(None)) + crop]
     return [sfft.irfftn(Fk[k][None] * Fg[g], fshape, axes=axes, workers=1)[(slice(None),) + crop]
             for k, g in pairs]
-
-
-def _envelope(grid, reg_type="lc"):
-    """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
-    for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
-
-    Measured on a line: a point at sampled positions inside its cell, the binned value at
-    sampled query positions minus the exact kernel, maximised over both positions and
-    over the neighbouring offsets (a radial profile of the error, at the coarsest
-    spacing of the axes); every axis interpolates independently, so the bound is that
-    profile at the offset's radius times the number of axes, doubled for safety.
-    """
-    step = float(np.max(grid.delta / grid.h))
-    P = grid.order + 1
-    n_r = int(np.max(grid.R)) + P + 2
-    k = np.arange(-n_r, n_r + 1)[:, None, None]
-    s = np.linspace(0.0, 1.0, 9)[:-1]
-    W = _lagrange(s, grid.order)                                       # (ns, P)
-    kern = grid.kern
-    base = lambda u: np.exp(kern.log_k(np.abs(u)) - kern.log_k(0.0))  # noqa: E731
-    profiles = [base] if reg_type == "lc" else [
-        base, lambda u: u * base(u), lambda u: u * u * base(u)]
-    err = np.zeros(k.shape[0])
-    pp = np.arange(P)
-    # the profiles on the distinct offsets only (s are eighths: their differences exact)
-    ns = s.size
-    ds = (np.arange(ns)[None, :] - np.arange(ns)[:, None]) + ns - 1        # [a, b] -> b - a
-    dp = (pp[None, :] - pp[:, None]) + P - 1
-    for prof in profiles:
-        # point at s_a in cell 0, query at s_b in cell k: offset k + s_b - s_a
-        exact = prof((k[:, :, 0] + np.arange(1 - ns, ns) / (ns)) * step)[:, ds]  # (nk, na, nb)
-        # query node pb of cell k, point node pa of cell 0: offset k + pb - pa
-        Kn = prof((k[:, :, 0] + np.arange(1 - P, P)) * step)[:, dp]              # (nk, Pa, Pb)
-        approx = W @ (Kn @ W.T)                                             # (nk, na, nb)
-        err = np.maximum(err, np.abs(approx - exact).max(axis=(1, 2)))
-    for _ in range(P):              # neighbouring offsets (positions between nodes)
-        err = np.maximum(err, np.maximum(np.roll(err, 1), np.roll(err, -1)))
-    r = np.abs(k[:, 0, 0]) * step
-    U = grid.offsets()
-    radius = np.sqrt(np.einsum("...d,...d->...", U, U))
-    order = np.argsort(r, kind="stable")
-    env = np.interp(radius, r[order], err[order])
-    return grid.d * env + EPS
 
 
 def target_scale(Y, absolute=False):
@@ -546,16 +511,29 @@ def tau_from(std, top):
     return TARGET * 0.5 * float(max(ratio.min(), 1e-3))
 
 
-def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, closed=False):
+def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, raws=None,
+          closed=False):
     """The binned sums of one bandwidth: exact polynomial sums
     (:class:`~nlpfeat.kernels._binned_poly.PolySums`) for the polynomial kernels,
-    else the interpolated grid (None: no grid fits the bandwidth)."""
+    else the interpolated grid (None: no grid fits the bandwidth). ``raws``: a dict
+    that keeps the last raw grids of rows X, reused by the next bandwidth whose grid has
+    the same nodes (the bandwidths of a search whose grids stop at ``_MIN_BINS``)."""
     span = np.ptp(X, axis=0) if span is None else span
     if _binned_poly.fits(kern, *X.shape, V.shape[1], reg_type):
         return _binned_poly.PolySums(X, V, kern, h, bins, reg_type, scale, lo, span)
     bins = default_bins(span, h, kern, reg_type) if bins is None else bins
-    return None if bins is None else BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span,
-                                                 closed)
+    if bins is None:
+        return None
+    if raws is None:
+        return BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span, closed)
+    grid = _Grid(X.min(axis=0) if lo is None else lo, span, h, bins, kern, reg_type)
+    # the raw grids depend on the nodes only (origin, spacing, shape, stencil, and the
+    # bound's kind), not on h
+    key = (tuple(grid.lo), tuple(grid.delta), grid.shape, grid.order, grid.tensor)
+    if key not in raws:
+        raws.clear()
+        raws[key] = bin_rows(grid, X, V, scale)
+    return BinnedSums.from_raw(raws[key], grid, reg_type)
 
 
 class BinnedIndex:
@@ -650,9 +628,10 @@ def binned_loo_grid(X, Y, kern, grid, *, reg_type="lc", loss="squared", bins=Non
     totals = np.zeros(len(grid))
     need = np.zeros((n, len(grid)), dtype=bool)
     lo, span = X.min(axis=0), np.ptp(X, axis=0)
+    raws = {}
     for gi, h in enumerate(grid):
         h = np.broadcast_to(h, (d,))
-        sums = _sums(X, Yc, kern, h, bins, reg_type, scale, lo, span)
+        sums = _sums(X, Yc, kern, h, bins, reg_type, scale, lo, span, raws)
         if sums is None:    # no grid fits this bandwidth: every row exact
             need[:, gi] = True
             continue

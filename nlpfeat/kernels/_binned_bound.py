@@ -1,9 +1,12 @@
-"""Error bounds of the binned sums: the Lagrange stencil's weights and constants, and the
-tensor bound of the gaussian's local constant sums in d >= 2 (:func:`_tensor_envelope`),
-proven per axis and offset between cells (used by :mod:`nlpfeat.kernels._binned`)."""
+"""Error bounds of the binned sums: the Lagrange stencil's weights and constants, the
+error envelope of one point (:func:`_envelope`), and the tensor bound of the gaussian's
+local constant sums in d >= 2 (:func:`_tensor_envelope`), proven per axis and offset
+between cells (used by :mod:`nlpfeat.kernels._binned`)."""
 import functools
 
 import numpy as np
+
+from nlpfeat.kernels._loss import EPS
 
 __all__ = ["CRAMER", "TENSOR_SAMPLES"]
 
@@ -120,3 +123,67 @@ def _axis_envelope(grid, j, Kr):
     dq = lam_max * (Wk[2] * M[P] / factorial(P) + 2 * Wk[1] * M[P + 1] / factorial(P + 1)
                     + 2 * Wk[0] * M[P + 2] / factorial(P + 2)) + Wk[0] * M[P + 2] / factorial(P)
     return err + 2 * dq / (8 * m * m), f(np.maximum(np.abs(k) - 1, 0))
+
+
+def _envelope(grid, reg_type="lc"):
+    """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
+    for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
+
+    Measured on a line: a point at sampled positions inside its cell, the binned value at
+    sampled query positions minus the exact kernel, maximised over both positions and
+    over the neighbouring offsets (a radial profile of the error, at the coarsest
+    spacing of the axes); every axis interpolates independently, so the bound is that
+    profile at the offset's radius times the number of axes, doubled for safety.
+    The profile is even in the cell offset ``k`` (the kernel is): measured at k >= 0.
+    """
+    step = float(np.max(grid.delta / grid.h))
+    P = grid.order + 1
+    n_r = int(np.max(grid.R)) + P + 2
+    C = _stencil_pairs(grid.order)                              # (2P - 1, ns^2)
+    ns = _N_POS
+    # a point at s_a in cell 0, a query at s_b in cell k: offset k + (b - a) / ns; its
+    # nodes pa, pb: offset k + pb - pa. Every offset is a multiple of step / ns (exact:
+    # ns is a power of 2), so the kernel is evaluated once on that lattice.
+    k = np.arange(n_r + 1)
+    first = -(P + 1) * ns
+    u = np.arange(first, (n_r + P + 1) * ns + 1) * (step / ns)
+    i_exact = k[:, None] * ns + _POS_DIFF[None, :] - first          # (nk, ns^2)
+    i_nodes = (k[:, None] + np.arange(1 - P, P)[None, :]) * ns - first
+    kv = np.exp(grid.kern.log_k(np.abs(u)) - grid.kern.log_k(0.0))
+    profiles = [kv] if reg_type == "lc" else [kv, u * kv, u * u * kv]
+    err = np.zeros(k.size)
+    for v in profiles:
+        dev = v[i_nodes] @ C            # binned value: sum of W_a(pa) W_b(pb) K(k + pb - pa)
+        dev -= v[i_exact]
+        err = np.maximum(err, np.abs(dev).max(axis=1))
+    # neighbouring offsets (positions between nodes): the largest within P cells
+    from scipy.ndimage import maximum_filter1d
+
+    err = maximum_filter1d(np.concatenate([err[:0:-1], err]), size=2 * P + 1,
+                           mode="constant", cval=0.0)[n_r:]
+    U = grid.offsets()
+    radius = np.sqrt(np.einsum("...d,...d->...", U, U))
+    return grid.d * np.interp(radius, k * step, err) + EPS
+
+
+#: Positions sampled per cell by :func:`_envelope` (a power of 2: exact offsets).
+_N_POS = 8
+#: ``b - a`` for the sampled positions a (rows) and b (columns), flat.
+_POS_DIFF = (np.arange(_N_POS)[None, :] - np.arange(_N_POS)[:, None]).ravel()
+
+
+@functools.lru_cache(maxsize=8)
+def _stencil_pairs(order):
+    """``C[delta, (a, b)] = sum over pb - pa = delta of W_a(pa) W_b(pb)``: the stencil
+    weights of the sampled positions a, b (:data:`_N_POS` per cell) paired by their
+    nodes' offset, so that the binned kernel at cell offset k is one product with the
+    kernel at the node offsets ``k + delta``."""
+    P = order + 1
+    W = _lagrange(np.arange(_N_POS) / _N_POS, order)                # (ns, P)
+    C = np.zeros((2 * P - 1, _N_POS, _N_POS))
+    for pa in range(P):
+        for pb in range(P):
+            C[pb - pa + P - 1] += W[:, pa, None] * W[None, :, pb]
+    C = C.reshape(2 * P - 1, -1)
+    C.flags.writeable = False
+    return C

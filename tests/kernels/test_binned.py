@@ -256,3 +256,67 @@ def test_binned_extreme_bandwidths_give_the_exact_result(scale):
     _check(binned, exact, Q, y)
     if scale < 1:
         assert binned._index.sums is None
+
+
+def _envelope_reference(grid, reg_type):
+    """The error profile of :func:`_binned._envelope`, from its definition: per cell
+    offset k, a point at eighths s_a of cell 0 and a query at eighths s_b of cell k, the
+    binned kernel ``W(s_b)^T K(k + pb - pa) W(s_a)`` minus the exact kernel, maximised."""
+    from nlpfeat.kernels._binned import _lagrange
+
+    step = float(np.max(grid.delta / grid.h))
+    P = grid.order + 1
+    n_r = int(np.max(grid.R)) + P + 2
+    W = _lagrange(np.arange(8) / 8, grid.order)
+    kern = grid.kern
+    base = lambda u: np.exp(kern.log_k(np.abs(u)) - kern.log_k(0.0))  # noqa: E731
+    profs = [base] if reg_type == "lc" else [base, lambda u: u * base(u),
+                                             lambda u: u * u * base(u)]
+    ks = np.arange(-n_r, n_r + 1)
+    err = np.zeros(ks.size)
+    for prof in profs:
+        for i, k in enumerate(ks):
+            exact = prof((k + np.arange(8)[None, :] / 8 - np.arange(8)[:, None] / 8) * step)
+            Kn = prof((k + np.arange(P)[None, :] - np.arange(P)[:, None]) * step)
+            err[i] = max(err[i], np.abs(W @ Kn @ W.T - exact).max())
+    wide = np.array([err[max(0, i - P):i + P + 1].max() for i in range(ks.size)])
+    U = grid.offsets()
+    radius = np.sqrt(np.einsum("...d,...d->...", U, U))
+    return grid.d * np.interp(radius, np.abs(ks[n_r:]) * step, wide[n_r:])
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6), kernel=st.sampled_from(["gaussian", "logistic", "tricube"]),
+       reg_type=st.sampled_from(["lc", "ll"]), d=st.integers(1, 2))
+def test_error_envelope_matches_its_definition(seed, kernel, reg_type, d):
+    # the envelope evaluates the kernel once on the lattice of offsets and measures k >= 0
+    # only (the profile is even): the same maxima as the per-offset products
+    from nlpfeat.kernels import get_kernel
+    from nlpfeat.kernels._binned import EPS, _envelope, _Grid
+
+    rng = np.random.default_rng(seed)
+    span = rng.uniform(1.0, 10.0, size=d)
+    bins = rng.integers(4, 60, size=d)
+    g = _Grid(np.zeros(d), span, rng.uniform(0.05, 3.0), bins, get_kernel(kernel))
+    got, ref = _envelope(g, reg_type) - EPS, _envelope_reference(g, reg_type)
+    # differences only in the products' rounding (a few eps of the kernel's unit value)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=64 * EPS)
+
+
+def test_binned_loo_reuses_a_shared_grid_without_changing_a_score():
+    # bandwidths whose grids stop at the minimum intervals share the spread rows (the
+    # first here has a grid of its own): each score equals that bandwidth's searched alone
+    from nlpfeat.kernels import get_kernel
+    from nlpfeat.kernels._binned import default_bins
+    from nlpfeat.kernels._engine import loo_grid
+
+    rng = np.random.default_rng(11)
+    X, y = _data(rng, 3000, 1)
+    grid = np.array([[0.03], [0.2], [0.5], [1.5]])
+    kern = get_kernel("gaussian")
+    span = np.ptp(X, axis=0)
+    assert len({tuple(default_bins(span, h, kern)) for h in grid[1:]}) == 1
+    assert tuple(default_bins(span, grid[0], kern)) != tuple(default_bins(span, grid[1], kern))
+    run = lambda g: loo_grid(X, y[:, None], kern, "euclidean", g, engine="numba",  # noqa: E731
+                             binned=True)
+    np.testing.assert_allclose(run(grid), [run(h[None])[0] for h in grid], rtol=1e-13)

@@ -1,5 +1,5 @@
-"""Nadaraya-Watson queries held in a dask array, on a real LocalCluster of two worker
-processes (no mocks), against the in-memory results."""
+"""Nadaraya-Watson queries held in a dask array, on a real LocalCluster of two workers
+(no mocks), against the in-memory results."""
 import numpy as np
 import pytest
 import scipy.sparse as sp

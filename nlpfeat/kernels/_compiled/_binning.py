@@ -27,12 +27,12 @@ def _inverse_denominators(order):
     return inv
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _axis_weights(z, order, shape, margin, inv, base, W):
-    """Stencil of one row: first nodes ``base`` (d,) and weights ``W`` (d, order + 1)
-    (products of all factors but one, from prefix and suffix products; ``inv`` from
+    """Stencil of one row: first nodes ``base[:d]`` and weights ``W[:d]`` (order + 1 a
+    row; products of all factors but one, from prefix and suffix products; ``inv`` from
     :func:`_inverse_denominators`); False when the stencil leaves the grid (less
-    ``margin`` nodes on each side)."""
+    ``margin`` nodes on each side). Inlined: a call per row cost more than its work."""
     off = (order - 1) // 2
     P = order + 1
     for j in range(z.size):
@@ -160,41 +160,10 @@ def spread(Z, A, V, order, shape, pool):
 
 
 @njit(cache=True)
-def _gather_row(i, G, E, z, order, shape, margin, st, Pj, inv, base, W, W3, S, B, wrow, irow):
-    """Row ``i`` of :func:`gather` (sums into ``S[i]``, ``B[i]``; its stencil weights,
-    the last axis fastest, into ``wrow``, their nodes into ``irow``); False when its
-    stencil leaves the grid."""
-    d = z.size
-    if not _axis_weights(z, order, shape, margin, inv, base, W):
-        return False
-    i0 = 0
-    for j in range(d):
-        i0 += base[j] * st[j]
-        W3[j] = W[j]
-    s = 0
-    for a0 in range(Pj[0]):
-        for a1 in range(Pj[1]):
-            w01 = W3[0, a0] * W3[1, a1]
-            r = i0 + a0 * st[0] + a1 * st[1]
-            for a2 in range(Pj[2]):
-                wrow[s] = w01 * W3[2, a2]
-                irow[s] = r + a2 * st[2]
-                s += 1
-    for k in range(G.shape[0]):          # one accumulator per sum (no stores in the loop)
-        acc = 0.0
-        for a in range(s):
-            acc += wrow[a] * G[k, irow[a]]
-        S[i, k] = acc
-    for k in range(E.shape[0]):
-        acc = 0.0
-        for a in range(s):
-            acc += abs(wrow[a]) * E[k, irow[a]]
-        B[i, k] = acc
-    return True
-
-
-@njit(cache=True)
 def _gather_rows(G, E, Z, order, shape, margin, K):
+    """:func:`gather_loo`'s work (``K`` with no kernels: :func:`gather`'s). One loop,
+    the stencil of a row (its weights, the last axis fastest, and their nodes) once for
+    its sums, its bounds and its own contribution."""
     m, d = Z.shape
     P = order + 1
     S = np.zeros((m, G.shape[0]))
@@ -202,20 +171,38 @@ def _gather_rows(G, E, Z, order, shape, margin, K):
     T = np.zeros((m, K.shape[0]))
     inside = np.zeros(m, dtype=np.bool_)
     st = _strides3(shape)
-    Pj = np.ones(3, dtype=np.int64)
-    Pj[:d] = P
-    base = np.empty(d, dtype=np.int64)
-    W = np.empty((d, P))
-    W3 = np.ones((3, P))
-    wrow = np.empty(P ** d)
-    irow = np.empty(P ** d, dtype=np.int64)
+    P1 = P if d > 1 else 1
+    P2 = P if d > 2 else 1
+    base = np.zeros(3, dtype=np.int64)     # padded axes: node 0, weight 1
+    W = np.ones((3, P))
+    n_st = P ** d
+    wrow = np.empty(n_st)
+    irow = np.empty(n_st, dtype=np.int64)
     inv = _inverse_denominators(order)
-    n_st = K.shape[1]
     for i in range(m):
-        inside[i] = _gather_row(i, G, E, Z[i], order, shape, margin, st, Pj, inv, base, W,
-                                W3, S, B, wrow, irow)
-        if not inside[i]:
+        if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
             continue
+        inside[i] = True
+        i0 = base[0] * st[0] + base[1] * st[1] + base[2] * st[2]
+        s = 0
+        for a0 in range(P):
+            for a1 in range(P1):
+                w01 = W[0, a0] * W[1, a1]
+                r = i0 + a0 * st[0] + a1 * st[1]
+                for a2 in range(P2):
+                    wrow[s] = w01 * W[2, a2]
+                    irow[s] = r + a2 * st[2]
+                    s += 1
+        for k in range(G.shape[0]):      # one accumulator per sum (no stores in the loop)
+            acc = 0.0
+            for a in range(n_st):
+                acc += wrow[a] * G[k, irow[a]]
+            S[i, k] = acc
+        for k in range(E.shape[0]):
+            acc = 0.0
+            for a in range(n_st):
+                acc += abs(wrow[a]) * E[k, irow[a]]
+            B[i, k] = acc
         for k in range(K.shape[0]):      # w^T K[k] w: the row's own contribution
             acc = 0.0
             for a in range(n_st):

@@ -1,6 +1,6 @@
 """Collocations.transform and fit_transform of a dask bag: a lazy bag of the rewritten
 documents, partition by partition, equal to the in-memory transform, on the session's
-LocalCluster of two worker processes."""
+LocalCluster of two workers."""
 import numpy as np
 import pytest
 from _failing_tokenizer import _boom_on
@@ -24,7 +24,7 @@ def token_docs(n_docs=200, seed=1):
 
 @pytest.fixture
 def db(dask_client):
-    """dask.bag, with the session's LocalCluster of two worker processes active."""
+    """dask.bag, with the session's LocalCluster of two workers active."""
     pytest.importorskip("distributed")
     return pytest.importorskip("dask.bag")
 

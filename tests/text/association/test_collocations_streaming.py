@@ -248,7 +248,7 @@ def test_fit_memory_is_bounded_by_the_budget_not_the_corpus():
 # ------------------------------------------------------------------------ dask bags
 @pytest.fixture
 def db(dask_client):
-    """dask.bag, with the session's LocalCluster of two worker processes active."""
+    """dask.bag, with the session's LocalCluster of two workers active."""
     return pytest.importorskip("dask.bag")
 
 

@@ -1,5 +1,5 @@
 """cooccurrence and PMIEmbedding on streamed corpora: Corpus files, chunks, partial_fit,
-vocabulary pruning and Dask bags (a real LocalCluster of two worker processes)."""
+vocabulary pruning and Dask bags (a real LocalCluster of two workers)."""
 import pickle
 import tracemalloc
 
@@ -249,7 +249,7 @@ def test_pmi_embedding_prune_at(wiki_lines):
 # ---- Dask --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def client(dask_client):
-    """The session's LocalCluster of two worker processes (tests/conftest.py)."""
+    """The session's LocalCluster of two workers (tests/conftest.py)."""
     return dask_client
 
 

@@ -1,8 +1,8 @@
 """Every public function and estimator of nlpfeat.text that takes a dask bag counts it on
 the workers, and every other one rejects a bag with a TypeError: none pulls the documents
-to the client. On a real LocalCluster of two worker processes, a tokenizer logs the
-process that calls it; iterating or computing a bag in the client fails the test."""
-import os
+to the client. On a real LocalCluster (two workers in this process; two worker processes in
+the slow pass), a tokenizer logs whether a worker calls it; iterating or computing a bag in
+the client fails the test."""
 
 import numpy as np
 import pytest
@@ -24,17 +24,24 @@ def docs():
     return [" ".join(rng.choice(WORDS, rng.integers(0, 30))) for _ in range(N_DOCS)]
 
 
-@pytest.fixture(scope="module")
-def client(dask_client):
-    return dask_client
+@pytest.fixture(scope="module", params=[
+    "dask_client", pytest.param("dask_process_client", marks=pytest.mark.slow)])
+def client(request):
+    return request.getfixturevalue(request.param)
 
 
 def _logging_tokenizer(log):
-    """A tokenizer that appends the id of the process calling it to the file ``log`` (a
+    """A tokenizer that appends to the file ``log`` whether a Dask worker calls it (a
     closure: pickled by value, so that the workers run this very code)."""
     def tokenize(doc):
+        from distributed import get_worker
+        try:
+            get_worker()
+            where = "worker"
+        except ValueError:
+            where = "client"
         with open(log, "a", encoding="ascii") as fh:
-            fh.write(f"{os.getpid()}\n")
+            fh.write(f"{where}\n")
         return doc.split()
     return tokenize
 
@@ -46,9 +53,9 @@ def tokenizer(tmp_path):
     tokenize = _logging_tokenizer(str(log))
 
     def calls():
-        pids = log.read_text(encoding="ascii").split()
-        here = sum(int(pid) == os.getpid() for pid in pids)
-        return here, len(pids) - here
+        calls = log.read_text(encoding="ascii").split()
+        here = calls.count("client")
+        return here, len(calls) - here
     tokenize.calls = calls
     return tokenize
 

@@ -1,4 +1,5 @@
-"""Dask bags of documents on a real LocalCluster of two worker processes (no mocks)."""
+"""Dask bags of documents on a real LocalCluster (no mocks): two workers in this process, and
+two worker processes in the slow pass."""
 
 import numpy as np
 import pytest
@@ -16,9 +17,10 @@ from nlpfeat.text._dask import strip_line_break
 WORDS = [f"w{i}" for i in range(300)] + ["Café", "naïve", "NLP", "我", "爱"]
 
 
-@pytest.fixture(scope="module")
-def client(dask_client):
-    return dask_client
+@pytest.fixture(scope="module", params=[
+    "dask_client", pytest.param("dask_process_client", marks=pytest.mark.slow)])
+def client(request):
+    return request.getfixturevalue(request.param)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """TopicModel on streamed text: Corpus files, chunked transform, Dask bags (a real
-LocalCluster of two worker processes)."""
+LocalCluster of two workers)."""
 
 import numpy as np
 import pytest
@@ -84,7 +84,7 @@ def test_bow_stream_is_the_bag_of_words_of_every_row(lee_lines):
 # ---- Dask --------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def client(dask_client):
-    """The session's LocalCluster of two worker processes (tests/conftest.py)."""
+    """The session's LocalCluster of two workers (tests/conftest.py)."""
     return dask_client
 
 
