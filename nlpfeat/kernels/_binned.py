@@ -2,7 +2,7 @@
 
 The training points are spread onto a regular grid (linear binning, or its higher-order
 generalisation for smooth kernels: the weights of Lagrange interpolation on the 2 or 6
-(10 in d = 2) nearest nodes per axis, so that a smooth function of the point's position
+(10 for the gaussian in d = 2) nearest nodes per axis, so that a smooth function of the point's position
 is reproduced to second or sixth (tenth) order); the grid of weights (and of weighted targets, and for local
 linear fits the moment kernels ``u K(u)`` and ``u u^T K(u)``) is convolved with the
 kernel sampled on the grid's offsets (FFT); the sums at a query are interpolated from the
@@ -54,12 +54,15 @@ class BinnedRangeWarning(UserWarning):
 #: Kernels smooth enough for the quintic stencil (C-infinity at every distance).
 _SMOOTH = frozenset({"gaussian", "logistic", "sigmoid"})
 MAX_FEATURES = 3
-#: Stencil order (odd) for the smooth kernels, per dimension.
-ORDER_SMOOTH = {1: 5, 2: 9, 3: 5}
+#: Stencil order (odd) for the smooth kernels.
+ORDER_SMOOTH = 5
+#: The gaussian's grid where its tensor bound certifies a coarser one: stencil order and
+#: nodes per bandwidth, per dimension.
+_TENSOR_GRID = {2: (9, 6)}
 #: Relative tail below which an infinite-support kernel is cut.
 TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
-_PER_BANDWIDTH = {"smooth": {1: 12, 2: 6, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
+_PER_BANDWIDTH = {"smooth": {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
 #: (local linear fits: a finer d=1 grid, as their certificate is the weight sums' only)
 _MIN_BINS = {"lc": {1: 1024, 2: 256, 3: 48}, "ll": {1: 4096, 2: 256, 3: 48}}
@@ -76,9 +79,11 @@ EXPLICIT_TAU = 1e-3
 
 
 def stencil_order(kern, d=1):
-    """``ORDER_SMOOTH[d]`` (Lagrange stencil) for the smooth kernels, 1 (linear binning)
-    otherwise."""
-    return ORDER_SMOOTH[d] if kern.family in _SMOOTH else 1
+    """``ORDER_SMOOTH`` (Lagrange stencil) for the smooth kernels (the gaussian's in
+    ``_TENSOR_GRID``), 1 (linear binning) otherwise."""
+    if kern.family == "gaussian" and d in _TENSOR_GRID:
+        return _TENSOR_GRID[d][0]
+    return ORDER_SMOOTH if kern.family in _SMOOTH else 1
 
 
 def reach(kern):
@@ -104,6 +109,8 @@ def default_bins(span, h, kern, reg_type="lc"):
     d = span.size
     span = np.where(span > 0, span, 0.0)
     per = _PER_BANDWIDTH[1 if stencil_order(kern, d) == 1 else "smooth"][d]
+    if kern.family == "gaussian" and d in _TENSOR_GRID:
+        per = _TENSOR_GRID[d][1]
     h = np.broadcast_to(np.asarray(h, dtype=np.float64), (d,))
     r = reach(kern)
     nodes = lambda b: np.prod((span / h + 2 * r) * b + 8)     # noqa: E731
