@@ -2,8 +2,8 @@
 
 The training points are spread onto a regular grid (linear binning, or its higher-order
 generalisation for smooth kernels: the weights of Lagrange interpolation on the 2 or 6
-nearest nodes per axis, so that a smooth function of the point's position is reproduced
-to second or sixth order); the grid of weights (and of weighted targets, and for local
+(10 for the gaussian in d = 2) nearest nodes per axis, so that a smooth function of the point's position
+is reproduced to second or sixth (tenth) order); the grid of weights (and of weighted targets, and for local
 linear fits the moment kernels ``u K(u)`` and ``u u^T K(u)``) is convolved with the
 kernel sampled on the grid's offsets (FFT); the sums at a query are interpolated from the
 convolved grid with the same stencil. Compact kernels are sampled exactly up to their
@@ -14,7 +14,10 @@ Every query gets a certificate: an upper bound of the absolute error of its kern
 kernel, the stencil and the spacing at fit time; in d >= 2 on blocks of nodes, see
 :func:`_pooled_bound`) and, for local constant fits, of its prediction (the same with
 each point's deviation from the mean, in units of std(y) per output, or absolute for
-probabilities). A query whose bound misses the target (a query outside the data, in a
+probabilities). The gaussian's local constant sums in d >= 2 have a tighter bound,
+proven per axis and cell offset
+(:func:`~nlpfeat.kernels._binned_bound._tensor_envelope`), read at the query's cell.
+A query whose bound misses the target (a query outside the data, in a
 sparse region, or a degenerate local linear design) is computed on the exact path, so
 the documented bound holds for every query: predictions within ``1e-6 * std(y)`` of the
 exact path. Spreading and gathering are compiled (:mod:`._compiled._binning`).
@@ -29,7 +32,6 @@ convolution and one interpolation; the (row, bandwidth) pairs without a certific
 scored exactly, all in one call after the grid pass (the compiled engine's
 :func:`~nlpfeat.kernels._compiled.loo_pairs`: each row's distances once).
 """
-import functools
 import warnings
 import weakref
 
@@ -37,6 +39,7 @@ import numpy as np
 from scipy import fft as sfft
 
 from nlpfeat.kernels import _binned_poly
+from nlpfeat.kernels._binned_bound import _envelope, _lagrange, _lebesgue, _tensor_envelope
 from nlpfeat.kernels._loss import EPS, local_solve, loss_grad, mean_loss
 
 __all__ = ["MAX_FEATURES", "BinnedIndex", "BinnedRangeWarning", "BinnedSums",
@@ -53,10 +56,13 @@ _SMOOTH = frozenset({"gaussian", "logistic", "sigmoid"})
 MAX_FEATURES = 3
 #: Stencil order (odd) for the smooth kernels.
 ORDER_SMOOTH = 5
+#: The gaussian's grid where its tensor bound certifies a coarser one: stencil order and
+#: nodes per bandwidth, per dimension.
+_TENSOR_GRID = {2: (9, 6)}
 #: Relative tail below which an infinite-support kernel is cut.
 TAIL = 1e-14
 #: Default grid nodes per bandwidth, per stencil order and dimension.
-_PER_BANDWIDTH = {ORDER_SMOOTH: {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
+_PER_BANDWIDTH = {"smooth": {1: 12, 2: 16, 3: 10}, 1: {1: 400, 2: 48, 3: 16}}
 #: Intervals per feature a default grid takes at least (when it stays small).
 #: (local linear fits: a finer d=1 grid, as their certificate is the weight sums' only)
 _MIN_BINS = {"lc": {1: 1024, 2: 256, 3: 48}, "ll": {1: 4096, 2: 256, 3: 48}}
@@ -72,8 +78,11 @@ SAFETY = 2.0
 EXPLICIT_TAU = 1e-3
 
 
-def stencil_order(kern):
-    """``ORDER_SMOOTH`` (Lagrange stencil) for the smooth kernels, 1 (linear binning) otherwise."""
+def stencil_order(kern, d=1):
+    """``ORDER_SMOOTH`` (Lagrange stencil) for the smooth kernels (the gaussian's in
+    ``_TENSOR_GRID``), 1 (linear binning) otherwise."""
+    if kern.family == "gaussian" and d in _TENSOR_GRID:
+        return _TENSOR_GRID[d][0]
     return ORDER_SMOOTH if kern.family in _SMOOTH else 1
 
 
@@ -99,7 +108,9 @@ def default_bins(span, h, kern, reg_type="lc"):
     span = np.asarray(span, dtype=np.float64)
     d = span.size
     span = np.where(span > 0, span, 0.0)
-    per = _PER_BANDWIDTH[stencil_order(kern)][d]
+    per = _PER_BANDWIDTH[1 if stencil_order(kern, d) == 1 else "smooth"][d]
+    if kern.family == "gaussian" and d in _TENSOR_GRID:
+        per = _TENSOR_GRID[d][1]
     h = np.broadcast_to(np.asarray(h, dtype=np.float64), (d,))
     r = reach(kern)
     nodes = lambda b: np.prod((span / h + 2 * r) * b + 8)     # noqa: E731
@@ -126,31 +137,14 @@ def check_bins(bins, d):
     return arr.astype(int)
 
 
-def _lagrange(t, order):
-    """Stencil weights (n, order + 1) of positions ``t`` in [0, 1) on the nodes
-    ``-(order - 1) / 2 ... (order + 1) / 2`` relative to ``floor`` (Lagrange basis:
-    products of all factors but one, from prefix and suffix products)."""
-    nodes = np.arange(order + 1) - (order - 1) // 2
-    if order == 1:
-        t = np.asarray(t, dtype=np.float64)
-        return np.stack([1.0 - t, t], axis=1)
-    f = np.asarray(t, dtype=np.float64)[:, None] - nodes[None, :]       # (n, P)
-    pre = np.ones_like(f)
-    suf = np.ones_like(f)
-    np.cumprod(f[:, :-1], axis=1, out=pre[:, 1:])
-    np.cumprod(f[:, :0:-1], axis=1, out=suf[:, -2::-1])
-    denom = np.array([np.prod([xj - xm for xm in nodes if xm != xj]) for xj in nodes])
-    pre *= suf
-    pre /= denom
-    return pre
-
-
 class _Grid:
     """Geometry of one grid: origin, spacing, stencil, kernel offsets (in nodes)."""
 
-    def __init__(self, lo, span, h, bins, kern):
+    def __init__(self, lo, span, h, bins, kern, reg_type="lc"):
         self.d = lo.size
-        self.order = stencil_order(kern)
+        # the gaussian's local constant sums in d >= 2: the tensor bound (_tensor_envelope)
+        self.tensor = kern.family == "gaussian" and self.d >= 2 and reg_type == "lc"
+        self.order = stencil_order(kern, self.d)
         self.off = (self.order - 1) // 2
         self.h = np.broadcast_to(np.asarray(h, dtype=np.float64), (self.d,)).copy()
         span = np.where(span > 0, span, self.h)
@@ -239,70 +233,6 @@ def _convolve(grids, kernels, pairs=None):
             for k, g in pairs]
 
 
-def _envelope(grid, reg_type="lc"):
-    """Per-point error bound of one kernel sum on the grid's kernel offsets (K(0) = 1);
-    for "ll" of the moment kernels ``u K`` and ``u^2 K`` too (the largest).
-
-    Measured on a line: a point at sampled positions inside its cell, the binned value at
-    sampled query positions minus the exact kernel, maximised over both positions and
-    over the neighbouring offsets (a radial profile of the error, at the coarsest
-    spacing of the axes); every axis interpolates independently, so the bound is that
-    profile at the offset's radius times the number of axes, doubled for safety.
-    The profile is even in the cell offset ``k`` (the kernel is): measured at k >= 0.
-    """
-    step = float(np.max(grid.delta / grid.h))
-    P = grid.order + 1
-    n_r = int(np.max(grid.R)) + P + 2
-    C = _stencil_pairs(grid.order)                              # (2P - 1, ns^2)
-    ns = _N_POS
-    # a point at s_a in cell 0, a query at s_b in cell k: offset k + (b - a) / ns; its
-    # nodes pa, pb: offset k + pb - pa. Every offset is a multiple of step / ns (exact:
-    # ns is a power of 2), so the kernel is evaluated once on that lattice.
-    k = np.arange(n_r + 1)
-    first = -(P + 1) * ns
-    u = np.arange(first, (n_r + P + 1) * ns + 1) * (step / ns)
-    i_exact = k[:, None] * ns + _POS_DIFF[None, :] - first          # (nk, ns^2)
-    i_nodes = (k[:, None] + np.arange(1 - P, P)[None, :]) * ns - first
-    kv = np.exp(grid.kern.log_k(np.abs(u)) - grid.kern.log_k(0.0))
-    profiles = [kv] if reg_type == "lc" else [kv, u * kv, u * u * kv]
-    err = np.zeros(k.size)
-    for v in profiles:
-        dev = v[i_nodes] @ C            # binned value: sum of W_a(pa) W_b(pb) K(k + pb - pa)
-        dev -= v[i_exact]
-        err = np.maximum(err, np.abs(dev).max(axis=1))
-    # neighbouring offsets (positions between nodes): the largest within P cells
-    from scipy.ndimage import maximum_filter1d
-
-    err = maximum_filter1d(np.concatenate([err[:0:-1], err]), size=2 * P + 1,
-                           mode="constant", cval=0.0)[n_r:]
-    U = grid.offsets()
-    radius = np.sqrt(np.einsum("...d,...d->...", U, U))
-    return grid.d * np.interp(radius, k * step, err) + EPS
-
-
-#: Positions sampled per cell by :func:`_envelope` (a power of 2: exact offsets).
-_N_POS = 8
-#: ``b - a`` for the sampled positions a (rows) and b (columns), flat.
-_POS_DIFF = (np.arange(_N_POS)[None, :] - np.arange(_N_POS)[:, None]).ravel()
-
-
-@functools.lru_cache(maxsize=8)
-def _stencil_pairs(order):
-    """``C[delta, (a, b)] = sum over pb - pa = delta of W_a(pa) W_b(pb)``: the stencil
-    weights of the sampled positions a, b (:data:`_N_POS` per cell) paired by their
-    nodes' offset, so that the binned kernel at cell offset k is one product with the
-    kernel at the node offsets ``k + delta``."""
-    P = order + 1
-    W = _lagrange(np.arange(_N_POS) / _N_POS, order)                # (ns, P)
-    C = np.zeros((2 * P - 1, _N_POS, _N_POS))
-    for pa in range(P):
-        for pb in range(P):
-            C[pb - pa + P - 1] += W[:, pa, None] * W[None, :, pb]
-    C = C.reshape(2 * P - 1, -1)
-    C.flags.writeable = False
-    return C
-
-
 def target_scale(Y, absolute=False):
     """Per output, the unit of the documented bound: std(y) (1 where y is constant), or
     1 for probabilities (``absolute``)."""
@@ -317,7 +247,7 @@ def _node_coords(grid, X, out=False):
     return (X - grid.lo) / grid.delta + (grid.off + (grid.R if out else 0))
 
 
-def _pooled_bound(coarse, env, grid):
+def _pooled_bound(coarse, env, grid, R=None):
     """The envelope convolved with the |w| grids, bounded from above on the blocks of
     :func:`_blocks` (``coarse``: (2, *blocks), the grids summed over each block): the
     envelope's largest value over the offsets between two blocks at each block offset,
@@ -327,17 +257,19 @@ def _pooled_bound(coarse, env, grid):
 
     f, _ = _blocks(grid)
     d = grid.d
-    if f == 1:
+    R = grid.R if R is None else R     # the envelope's half-size (offsets) per axis
+    if f == 1 and R is grid.R:
         return _convolve(coarse, env[None], [(0, slice(None))])[0].reshape(2, -1)
     # block offset K spans node offsets K f - (f - 1) ... K f + (f - 1)
-    Rc = [-(-(R + f - 1) // f) for R in grid.R]
-    wide = np.pad(env, [(Rj * f - R, Rj * f - R) for Rj, R in zip(Rc, grid.R)])
-    wide = maximum_filter(wide, size=2 * f - 1, mode="constant", cval=0.0)
+    Rc = [-(-(Rj + f - 1) // f) for Rj in R]
+    wide = np.pad(env, [(Rcj * f - Rj, Rcj * f - Rj) for Rcj, Rj in zip(Rc, R)])
+    if f > 1:
+        wide = maximum_filter(wide, size=2 * f - 1, mode="constant", cval=0.0)
     env_c = wide[tuple(slice(None, None, f) for _ in range(d))]
     conv = _convolve(coarse, env_c[None], [(0, slice(None))])[0]
     # convolved node o (data coordinate o - R) lies in block (o - R) // f, at Rc + that
-    idx = [np.clip((np.arange(n) - R) // f + Rj, 0, conv.shape[1 + j] - 1)
-           for j, (n, R, Rj) in enumerate(zip(grid.out_shape, grid.R, Rc))]
+    idx = [np.clip((np.arange(n) - Rg) // f + Rcj, 0, conv.shape[1 + j] - 1)
+           for j, (n, Rg, Rcj) in enumerate(zip(grid.out_shape, grid.R, Rc))]
     return conv[(slice(None),) + tuple(np.ix_(*idx))].reshape(2, -1)
 
 
@@ -347,18 +279,29 @@ def _blocks(grid):
     return f, tuple(-(-s // f) for s in grid.shape)
 
 
-def bin_rows(grid, X, V, scale):
+def bin_rows(grid, X, V, scale, closed=False):
     """Raw grids of rows X with centred values V (n, c), flat: spread with ``|w|`` (for
     the error bound) and summed over the blocks of :func:`_blocks`, the counts and each
     row's largest ``|V| / scale``; then with ``w`` the weights and V on the grid. Grids
-    of disjoint row sets add up."""
+    of disjoint row sets add up. ``closed``: V's columns sum to zero in every row (class
+    indicators less their frequencies): the last is not spread (its sums are minus the
+    others'), its deviations still bound."""
     from nlpfeat.kernels._compiled._binning import spread
 
     ones = np.ones((X.shape[0], 1))
     dev = np.abs(V / scale).max(axis=1, initial=0.0)[:, None]
     Z = np.ascontiguousarray(_node_coords(grid, X))
-    fine, coarse = spread(Z, np.hstack([ones, dev]), np.hstack([ones, V]), grid.order,
-                          np.asarray(grid.shape, dtype=np.int64), _blocks(grid)[0])
+    f, blocks = _blocks(grid)
+    tensor = grid.tensor
+    A = np.empty((X.shape[0], 0)) if tensor else np.hstack([ones, dev])
+    fine, coarse = spread(Z, A, np.hstack([ones, V[:, :-1] if closed else V]), grid.order,
+                          np.asarray(grid.shape, dtype=np.int64), f)
+    if tensor:      # counts and deviations per block of the rows' cells
+        cell = np.clip(np.floor(Z).astype(np.int64) // f, 0, np.asarray(blocks) - 1)
+        flat = np.ravel_multi_index(tuple(cell.T), blocks)
+        size = int(np.prod(blocks))
+        coarse = np.stack([np.bincount(flat, minlength=size).astype(np.float64),
+                           np.bincount(flat, weights=dev[:, 0], minlength=size)])
     return np.concatenate([coarse.ravel(), fine.ravel()])
 
 
@@ -370,12 +313,14 @@ class BinnedSums:
     of queries inside the grid.
     """
 
-    def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None):
+    def __init__(self, X, V, kern, h, bins, reg_type, scale, lo=None, span=None,
+                 closed=False):
         lo = X.min(axis=0) if lo is None else lo
         span = np.ptp(X, axis=0) if span is None else span
-        self.grid = g = _Grid(lo, span, h, bins, kern)
+        self.grid = g = _Grid(lo, span, h, bins, kern, reg_type)
         self.reg_type = reg_type
-        self.raw = bin_rows(g, X, V, scale)
+        self.closed = closed = closed and reg_type == "lc" and V.shape[1] > 1
+        self.raw = bin_rows(g, X, V, scale, closed)
         self._finish()
 
     def _finish(self):
@@ -388,7 +333,11 @@ class BinnedSums:
         self.kmat = kernels
         n_k = kernels.shape[0]
         conv = _convolve(grids, kernels, [(j, slice(None)) for j in range(n_k)])
-        bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
+        if g.tensor:        # bounds per query cell (read at the cell, no stencil)
+            env, Kr = _tensor_envelope(g)
+            bound = _pooled_bound(coarse, env, g, Kr)
+        else:
+            bound = _pooled_bound(coarse, _envelope(g, self.reg_type), g)
         # C-ordered, as the compiled gathers take them (one specialisation each)
         if self.reg_type == "lc":
             self.G = np.ascontiguousarray(conv[0].reshape(conv[0].shape[0], -1))  # (c, size)
@@ -396,7 +345,12 @@ class BinnedSums:
             self.G = np.stack(conv[:n_k]).reshape(n_k, conv[0].shape[0], -1)
         # plus the FFT's rounding: a few eps of the largest sum, everywhere
         total = coarse.reshape(2, -1).sum(axis=1)
-        self.E = np.ascontiguousarray(bound + 64 * EPS * total[:, None])
+        if g.tensor:    # pairs beyond the kernel array: both sides below TAIL
+            total = total * (1.0 + g.d * _lebesgue(g.order) ** (2 * g.d) * TAIL / (64 * EPS))
+        bound += 64 * EPS * total[:, None]
+        # the tensor bound per query cell; else per node, read with the stencil's |w|
+        self.E_cell = bound if g.tensor else None
+        self.E = None if g.tensor else np.ascontiguousarray(bound)
 
     @property
     def bins(self):
@@ -407,7 +361,7 @@ class BinnedSums:
     def from_raw(cls, raw, grid, reg_type):
         """Sums from raw grids (of several partitions, added)."""
         self = cls.__new__(cls)
-        self.grid, self.reg_type, self.raw = grid, reg_type, raw
+        self.grid, self.reg_type, self.raw, self.closed = grid, reg_type, raw, False
         self._finish()
         return self
 
@@ -418,11 +372,37 @@ class BinnedSums:
 
         g = self.grid
         lead = self.G.shape[:-1]
-        S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), self.E,
-                              np.ascontiguousarray(_node_coords(g, Q, out=True)), g.order,
+        Z = _node_coords(g, Q, out=True)
+        order = None
+        if g.d > 1:     # queries by row of the grid: their stencils share cache lines
+            order = np.argsort(Z[:, 0].astype(np.int64), kind="stable")
+            Z = Z[order]
+        Z = np.ascontiguousarray(Z)
+        E = self.E if self.E_cell is None else np.zeros((0, 1))
+        S, B, inside = gather(self.G.reshape(-1, self.G.shape[-1]), E, Z, g.order,
                               np.asarray(g.out_shape, dtype=np.int64),
                               np.asarray(g.margin, dtype=np.int64))
-        return S.reshape((Q.shape[0],) + lead), B, inside
+        if self.E_cell is not None:
+            B = self._cell_bounds(Z, inside)
+        if order is not None:
+            back = np.empty_like(order)
+            back[order] = np.arange(order.size)
+            S, B, inside = S[back], B[back], inside[back]
+        return self._close(S.reshape((Q.shape[0],) + lead)), B, inside
+
+    def _close(self, S):
+        """Sums (m, 1 + c) with the last column of closed V restored (minus the others)."""
+        if not self.closed:
+            return S
+        return np.hstack([S, -S[:, 1:].sum(axis=1, keepdims=True)])
+
+    def _cell_bounds(self, Z, inside):
+        """The tensor bound (2 per row) of the cells of rows ``Z`` (convolved grid's
+        node coordinates) inside the grid."""
+        cell = np.floor(Z[inside]).astype(np.int64)
+        B = np.zeros((Z.shape[0], 2))
+        B[inside] = self.E_cell[:, np.ravel_multi_index(tuple(cell.T), self.grid.out_shape)].T
+        return B
 
     def _self_kernels(self):
         """Kernels (nk, P^d, P^d) between the stencil nodes a, b of one point:
@@ -463,11 +443,15 @@ class BinnedSums:
 
         g = self.grid
         lead = self.G.shape[:-1]
-        S, B, T, _ = gather_loo(self.G.reshape(-1, self.G.shape[-1]), self.E,
-                                np.ascontiguousarray(_node_coords(g, X, out=True)), g.order,
-                                np.asarray(g.out_shape, dtype=np.int64),
-                                np.asarray(g.margin, dtype=np.int64), self._self_kernels())
-        return S.reshape((X.shape[0],) + lead) - self._times_cols(T, V), B
+        Z = np.ascontiguousarray(_node_coords(g, X, out=True))
+        E = self.E if self.E_cell is None else np.zeros((0, 1))
+        S, B, T, inside = gather_loo(self.G.reshape(-1, self.G.shape[-1]), E, Z, g.order,
+                                     np.asarray(g.out_shape, dtype=np.int64),
+                                     np.asarray(g.margin, dtype=np.int64),
+                                     self._self_kernels())
+        if self.E_cell is not None:     # (a row's own pair is inside its bound)
+            B = self._cell_bounds(Z, inside)
+        return self._close(S.reshape((X.shape[0],) + lead)) - self._times_cols(T, V), B
 
 
 def _predictions(S, B, reg_type, d, tau, top, scale=None):
@@ -534,7 +518,8 @@ def tau_from(std, top):
     return TARGET * 0.5 * float(max(ratio.min(), 1e-3))
 
 
-def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, raws=None):
+def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, raws=None,
+          closed=False):
     """The binned sums of one bandwidth: exact polynomial sums
     (:class:`~nlpfeat.kernels._binned_poly.PolySums`) for the polynomial kernels,
     else the interpolated grid (None: no grid fits the bandwidth). ``raws``: a dict
@@ -547,10 +532,11 @@ def _sums(X, V, kern, h, bins, reg_type, scale, lo=None, span=None, raws=None):
     if bins is None:
         return None
     if raws is None:
-        return BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span)
-    grid = _Grid(X.min(axis=0) if lo is None else lo, span, h, bins, kern)
-    # the raw grids depend on the nodes only (origin, spacing, shape, stencil), not on h
-    key = (tuple(grid.lo), tuple(grid.delta), grid.shape, grid.order)
+        return BinnedSums(X, V, kern, h, bins, reg_type, scale, lo, span, closed)
+    grid = _Grid(X.min(axis=0) if lo is None else lo, span, h, bins, kern, reg_type)
+    # the raw grids depend on the nodes only (origin, spacing, shape, stencil, and the
+    # bound's kind), not on h
+    key = (tuple(grid.lo), tuple(grid.delta), grid.shape, grid.order, grid.tensor)
     if key not in raws:
         raws.clear()
         raws[key] = bin_rows(grid, X, V, scale)
@@ -577,10 +563,14 @@ class BinnedIndex:
         self.scale = target_scale(Y, absolute) if scale is None else scale
         self.explicit = bins is not None
         # explicit bins: the user's accuracy; sums whose bound passes 1e-3 of them go exact
-        self.tau = (_tau(Y) if bins is None else EXPLICIT_TAU) if tau is None else tau
         self.top = _top(Y) if top is None else top
+        if tau is None:     # (_tau, with the top computed once)
+            tau = tau_from(Y.std(axis=0), self.top) if bins is None else EXPLICIT_TAU
+        self.tau = tau
         if sums is None:
-            sums = _sums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type, self.scale)
+            # class indicators less their frequencies: columns that sum to zero
+            sums = _sums(X, Y - self.y_mean, kern, bandwidth, bins, reg_type, self.scale,
+                         closed=absolute)
         self.sums = sums            # None: no grid fits the bandwidth, every query exact
         self.exact_index = None     # set by the engine; None for a fit on a dask array
         self.bins = None if sums is None else sums.bins

@@ -110,7 +110,7 @@ def fit_dask(estimator, X, y, kern, reg_type, *, classifier):
         auto = True
     else:
         auto = False
-    grid = _binned._Grid(lo, span, h, bins, kern)
+    grid = _binned._Grid(lo, span, h, bins, kern, reg_type)
     scale = np.ones(len(classes)) if classifier else np.where(std > 0, std, 1.0)
     block = dask.delayed(_block_grid, pure=True)
     parts = [block(xb, yb, grid, y_mean, classes, scale)

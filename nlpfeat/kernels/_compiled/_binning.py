@@ -107,44 +107,55 @@ def spread(Z, A, V, order, shape, pool):
         csize *= cshape[j]
     out = np.zeros((size, cs))           # interleaved: a node's columns share a line
     coarse = np.zeros((csize, ca))
-    st = _strides3(shape)
-    cst = _strides3(cshape)
+    # the axes padded at the front to 3 (stride 0, one node): the innermost loop walks
+    # the last axis, whose nodes are neighbours in memory
+    lead = 3 - d
+    st = np.zeros(3, dtype=np.int64)
+    cst = np.zeros(3, dtype=np.int64)
+    acc, cacc = 1, 1
+    for j in range(d - 1, -1, -1):
+        st[lead + j] = acc
+        cst[lead + j] = cacc
+        acc *= shape[j]
+        cacc *= cshape[j]
     Pj = np.ones(3, dtype=np.int64)
-    Pj[:d] = P
+    Pj[lead:] = P
     margin = np.zeros(d, dtype=np.int64)
     base = np.empty(d, dtype=np.int64)
-    base3 = np.zeros(3, dtype=np.int64)
     W = np.empty((d, P))
     W3 = np.ones((3, P))
+    C3 = np.zeros((3, P), dtype=np.int64)   # block offsets of the stencil's nodes
     inv = _inverse_denominators(order)
     # a grid beyond the caches: rows in the order of their blocks of 8^d nodes (a
     # counting sort), so neighbouring rows touch neighbouring nodes; a small grid keeps
     # the rows' order (sorted rows would chain their updates of one node)
     rows = _block_order(Z, shape) if size * cs > _CACHED else np.arange(n)
+    p2, s2 = Pj[2], st[2]
     for i in rows:
         if not _axis_weights(Z[i], order, shape, margin, inv, base, W):
             continue
         i0 = 0
         for j in range(d):
-            i0 += base[j] * st[j]
-            W3[j] = W[j]
-            base3[j] = base[j]
+            i0 += base[j] * st[lead + j]
+            for a in range(P):
+                W3[lead + j, a] = W[j, a]
+                if ca > 0:
+                    C3[lead + j, a] = (base[j] + a) // pool * cst[lead + j]
         for a0 in range(Pj[0]):
-            c0 = (base3[0] + a0) // pool * cst[0]
             for a1 in range(Pj[1]):
                 w01 = W3[0, a0] * W3[1, a1]
                 r = i0 + a0 * st[0] + a1 * st[1]
-                c1 = c0 + (base3[1] + a1) // pool * cst[1]
-                for a2 in range(Pj[2]):
-                    w = w01 * W3[2, a2]
-                    aw = abs(w)
-                    idx = r + a2 * st[2]
-                    # (no integer division on the common unpooled grid)
-                    cidx = idx if pool == 1 else c1 + (base3[2] + a2) // pool * cst[2]
-                    for k in range(ca):
-                        coarse[cidx, k] += aw * A[i, k]
-                    for k in range(cs):
-                        out[idx, k] += w * V[i, k]
+                if ca > 0:
+                    c1 = C3[0, a0] + C3[1, a1]
+                    for a2 in range(Pj[2]):
+                        aw = abs(w01 * W3[2, a2])
+                        cidx = c1 + C3[2, a2]
+                        for k in range(ca):
+                            coarse[cidx, k] += aw * A[i, k]
+                for k in range(cs):         # locals: no reloads through aliasing
+                    x = w01 * V[i, k]
+                    for a2 in range(p2):
+                        out[r + a2 * s2, k] += x * W3[2, a2]
     return out.T, coarse.T
 
 
