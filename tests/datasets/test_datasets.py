@@ -308,17 +308,11 @@ def test_descr_is_the_datasets_readme_section(loader, args):
 
 
 def test_subpackages_are_imported_lazily():
-    # "kernels knows nothing of text" holds at run time: importing the numeric core does
-    # not load the text features (nor the attention estimators).
+    # the top level's names load their subpackages on first use (what importing a
+    # subpackage does not load: tests/test_architecture.py)
     import subprocess
     import sys
 
-    code = ("import sys, nlpfeat.kernels; "
-            "print(sorted(m for m in sys.modules if m.startswith('nlpfeat.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert "nlpfeat.kernels" in out
-    assert "nlpfeat.text" not in out and "nlpfeat.attention" not in out
     code = ("import nlpfeat; from nlpfeat import *; import sys; "
             "print(NadarayaWatsonRegressor.__name__, BagOfWords.__name__, "
             "AttentionRegressor.__name__, len(nlpfeat.__all__), 'layers' in nlpfeat.__all__)")

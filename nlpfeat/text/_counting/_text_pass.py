@@ -104,7 +104,9 @@ def _rows(ids, term_of_id, doc_offsets, at, sort):
     indices = np.empty(len(ids), np.intc)
     counts = np.empty(len(ids), np.intc)
     row_nnz = np.zeros(n_docs, np.int64)
-    longest = np.max(np.diff(doc_offsets)) if n_docs else 0
+    longest = 0              # a loop: numba's np.diff and np.max compile for seconds
+    for d in range(n_docs):
+        longest = max(longest, doc_offsets[d + 1] - doc_offsets[d])
     row_terms = np.empty(longest, np.int64)
     row_counts = np.empty(longest, np.intc)
     k = 0

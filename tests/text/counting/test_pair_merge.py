@@ -147,11 +147,19 @@ def test_a_one_shot_generator_is_read_once_and_gives_the_list_counts(wiki_lines)
 def test_temporary_files_are_removed_even_when_a_document_fails(tmp_path, monkeypatch,
                                                                 wiki_lines):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    cooccurrence(wiki_lines, 5, working_memory=0.01)
-    assert os.listdir(tmp_path) == []
-    with pytest.raises(TypeError, match="Document 3"):
-        cooccurrence(wiki_lines[:3] + [3.5], 5)
-    assert os.listdir(tmp_path) == []
+    made, real = [], tempfile.TemporaryDirectory
+
+    def recording(*args, **kwargs):             # the spill folders the counting makes
+        folder = real(*args, **kwargs)
+        made.append(folder.name)
+        return folder
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", recording)
+    cooccurrence(wiki_lines[:15], 5, working_memory=0.05)
+    assert len(made) == 1 and os.listdir(tmp_path) == []      # spilled, then removed
+    with pytest.raises(TypeError, match="Document 15"):
+        cooccurrence(wiki_lines[:15] + [3.5], 5, working_memory=0.05)
+    assert len(made) == 2 and os.listdir(tmp_path) == []      # spilled before the failure
 
 
 def test_symmetric_and_upper_round_trip():
