@@ -147,13 +147,16 @@ class NadarayaWatsonMixin:
 
     def _binned_chosen(self, X, kern):
         """Whether the sums run on the grid: ``algorithm="binned"``, or ``"auto"`` for a
-        smooth kernel, dense X of at most 3 features and ``BINNED_MIN_SAMPLES`` rows
-        (grid sums are then far faster than exact ones at the error bound)."""
+        smooth kernel, dense X of at most 3 features (one for local linear fits) and
+        ``BINNED_MIN_SAMPLES`` rows (grid sums are then far faster than exact ones at the
+        error bound; a local linear fit's certificate in d >= 2 sends its queries to the
+        exact path, so binning would only add its cost)."""
         if self.algorithm != "auto":
             return self.algorithm == "binned"
         bw = self.bandwidth
+        max_features = 1 if getattr(self, "reg_type", "lc") == "ll" else _binned.MAX_FEATURES
         return (not sparse.issparse(X) and self.metric == "euclidean"
-                and X.shape[1] <= _binned.MAX_FEATURES and X.shape[0] >= BINNED_MIN_SAMPLES
+                and X.shape[1] <= max_features and X.shape[0] >= BINNED_MIN_SAMPLES
                 and _binned.stencil_order(kern) > 1
                 and not (isinstance(bw, str) and bw in ("loo-ard", "aic")))
 

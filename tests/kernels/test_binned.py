@@ -186,7 +186,12 @@ def test_auto_bins_large_low_dimensional_data_with_a_smooth_kernel():
     compact = NadarayaWatsonRegressor("epanechnikov", bandwidth=0.05).fit(X, y)
     ard = NadarayaWatsonRegressor(bandwidth="loo-ard", bandwidth_grid=None)
     assert small.algorithm_ != "binned" and compact.algorithm_ != "binned"
-    assert not ard._binned_chosen(X, __import__("nlpfeat").kernels.get_kernel("gaussian"))
+    gaussian = __import__("nlpfeat").kernels.get_kernel("gaussian")
+    assert not ard._binned_chosen(X, gaussian)
+    # local linear: binned in d = 1; in d = 2 its certificate sends the queries exact
+    X2 = np.column_stack([X, X[::-1]])
+    ll = NadarayaWatsonRegressor(reg_type="ll", bandwidth=0.05)
+    assert ll._binned_chosen(X, gaussian) and not ll._binned_chosen(X2, gaussian)
 
 
 def test_binned_models_pickle_and_clone():
